@@ -1,0 +1,9 @@
+"""humanize-bench: red-team detectors of machine-generated text.
+
+Subpackages, one job each: ``attacks`` (humanizing transformations), ``models``
+(loading, offline aliases), ``quality`` (what an attack costs the text), ``cost``
+(what it costs to run), ``detectors``, ``benchmarks`` (data, protocols, runner,
+report, plots) and ``cli``.
+"""
+
+__version__ = "0.1.0"

@@ -1,0 +1,62 @@
+"""Humanizing attacks: text in, text plus exact edits out.
+
+>>> from humanize import attacks
+>>> attacks.Homoglyph(seed=1)("Hello world")  # doctest: +SKIP
+>>> attacks.get("whitespace", rate=0.3, seed=2).apply("a b c d")  # doctest: +SKIP
+
+Attack classes are imported on first access, so ``import humanize.attacks`` is cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from .base import Attack, AttackResult, Edit, apply_edits, check_edits, document_rng
+from .pipeline import Pipeline, compose_edits
+from .registry import RULE_BASED, available, get, register, resolve
+
+_CLASSES = {
+    "AlternativeSpelling": "alternative_spelling",
+    "ArticleDeletion": "article_deletion",
+    "Homoglyph": "homoglyph",
+    "InsertParagraphs": "insert_paragraphs",
+    "Misspelling": "misspelling",
+    "NumberSwap": "number_swap",
+    "UpperLower": "upper_lower",
+    "Whitespace": "whitespace",
+    "ZeroWidthSpace": "zero_width_space",
+    "StripFormat": "format",
+    "ImposeFormat": "format",
+    "FormatProfile": "format",
+    "is_admissible": "format",
+}
+
+__all__ = [
+    "Attack",
+    "AttackResult",
+    "Edit",
+    "Pipeline",
+    "RULE_BASED",
+    "apply_edits",
+    "available",
+    "check_edits",
+    "compose_edits",
+    "document_rng",
+    "get",
+    "register",
+    "resolve",
+    *_CLASSES,
+]
+
+
+def __getattr__(name: str):
+    module = _CLASSES.get(name)
+    if module is None:
+        raise AttributeError(f"module 'humanize.attacks' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_CLASSES))

@@ -1,0 +1,230 @@
+"""The Attack API: edits, results and the base class every attack derives from.
+
+An attack proposes *edits* over the original text; applying them gives the
+attacked text. Edits are the single source of truth, so they are exact by
+construction: ``apply_edits(result.original, result.edits) == result.text``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import math
+from dataclasses import dataclass, field
+from typing import Any, Iterable, NamedTuple, Sequence
+
+import numpy as np
+
+__all__ = [
+    "Edit",
+    "AttackResult",
+    "Attack",
+    "apply_edits",
+    "check_edits",
+    "document_rng",
+]
+
+
+class Edit(NamedTuple):
+    """Replace ``original[start:end]`` by ``replacement`` (an insertion when start == end)."""
+
+    start: int
+    end: int
+    replacement: str
+
+
+def check_edits(text: str, edits: Sequence[Edit]) -> None:
+    """Raise ``ValueError`` unless ``edits`` are sorted, in range and non-overlapping.
+
+    Two edits may touch (``a.end == b.start``); an insertion may precede an edit
+    that starts at the same position, but two insertions at one position must be
+    merged into one.
+    """
+    prev_end = 0
+    prev_insert_at = -1
+    for e in edits:
+        s, t = e[0], e[1]
+        if not (0 <= s <= t <= len(text)):
+            raise ValueError(f"edit {tuple(e)!r} is out of range for a text of length {len(text)}")
+        if s < prev_end:
+            raise ValueError(f"edit {tuple(e)!r} overlaps or is out of order (previous edit ends at {prev_end})")
+        if s == t:
+            if s == prev_insert_at:
+                raise ValueError(f"two insertions at position {s}: merge them into one edit")
+            prev_insert_at = s
+        prev_end = t
+
+
+def apply_edits(text: str, edits: Iterable[Edit]) -> str:
+    """Apply sorted, non-overlapping edits to ``text`` in one linear pass."""
+    parts = []
+    pos = 0
+    for s, t, r in edits:
+        parts.append(text[pos:s])
+        parts.append(r)
+        pos = t
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+def document_rng(seed: int, attack: str, text: str) -> np.random.Generator:
+    """A generator private to one (seed, attack, document).
+
+    Derived from a stable hash (BLAKE2b), never from global state or Python's
+    salted ``hash``, so a document gets the same randomness whatever the batch,
+    its order or the process.
+    """
+    h = hashlib.blake2b(digest_size=16)
+    h.update(str(int(seed)).encode())
+    h.update(b"\x00")
+    h.update(attack.encode())
+    h.update(b"\x00")
+    h.update(text.encode("utf-8", "surrogatepass"))
+    return np.random.default_rng(int.from_bytes(h.digest(), "little"))
+
+
+@dataclass(frozen=True)
+class AttackResult:
+    """What an attack did to one document.
+
+    ``edits`` are spans over ``original``; ``apply_edits(original, edits) == text``.
+    ``info`` carries attack-reported costs (model queries, tokens) and notes.
+    """
+
+    original: str
+    text: str
+    attack: str
+    params: dict
+    _edits: Any = field(repr=False, compare=False)
+    info: dict = field(default_factory=dict, compare=False)
+
+    @property
+    def edits(self) -> list[Edit]:
+        """The exact edits, materialised on first access (cheap attacks defer them)."""
+        e = self._edits
+        if callable(e):
+            e = [Edit(*x) for x in e()]
+            object.__setattr__(self, "_edits", e)
+        return e
+
+    @property
+    def n_edits(self) -> int:
+        return len(self.edits)
+
+    @property
+    def changed(self) -> bool:
+        return self.text != self.original
+
+    def __repr__(self) -> str:
+        def short(s: str) -> str:
+            return repr(s if len(s) <= 40 else s[:37] + "...")
+
+        return f"AttackResult(attack={self.attack!r}, original={short(self.original)}, text={short(self.text)})"
+
+
+def _check_text(attack: "Attack", text: Any) -> str:
+    if not isinstance(text, str):
+        raise TypeError(f"{type(attack).__name__} expects a str, got {type(text).__name__}")
+    return text
+
+
+class Attack:
+    """Base class: a seeded, rate-controlled transformation of one document.
+
+    Subclasses set ``name`` (the registry key) and implement ``propose(text, rng)``
+    returning sorted, non-overlapping :class:`Edit` s over ``text``. Attacks that
+    compute their output more cheaply as a string can override ``_run`` instead
+    and return ``(text, edits_or_callable)``.
+
+    Constructor arguments are the parameters (scikit-learn style): subclasses
+    store every ``__init__`` argument under its own name and call
+    ``self._validate()``; ``get_params`` and ``repr`` read them back.
+    """
+
+    name: str = "attack"
+    #: Whether the rate θ is a fraction in [0, 1] (all RAID attacks). Attacks whose
+    #: rate means something else override ``_validate``.
+    has_rate: bool = True
+
+    # -- parameters -----------------------------------------------------------------
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        sig = inspect.signature(cls.__init__)
+        return [
+            p.name
+            for p in sig.parameters.values()
+            if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        ]
+
+    def get_params(self) -> dict:
+        """The constructor arguments as given."""
+        return {k: getattr(self, k) for k in self._param_names()}
+
+    def set_params(self, **params) -> "Attack":
+        valid = self._param_names()
+        for k, v in params.items():
+            if k not in valid:
+                raise ValueError(f"{type(self).__name__} has no parameter {k!r}; valid: {', '.join(valid)}")
+            setattr(self, k, v)
+        self._validate()
+        return self
+
+    def _validate(self) -> None:
+        seed = getattr(self, "seed", 0)
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+            raise TypeError(f"{type(self).__name__}: seed must be an int, got {type(seed).__name__}")
+        if self.has_rate:
+            rate = getattr(self, "rate")
+            if isinstance(rate, bool) or not isinstance(rate, (int, float, np.floating, np.integer)):
+                raise TypeError(f"{type(self).__name__}: rate must be a number in [0, 1], got {type(rate).__name__}")
+            if not (0.0 <= float(rate) <= 1.0) or math.isnan(float(rate)):
+                raise ValueError(f"{type(self).__name__}: rate θ must be in [0, 1], got {rate!r}")
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and self.get_params() == other.get_params()  # type: ignore[union-attr]
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, repr(self)))
+
+    # -- running --------------------------------------------------------------------
+    def rng(self, text: str) -> np.random.Generator:
+        """This attack's generator for ``text`` (see :func:`document_rng`)."""
+        return document_rng(getattr(self, "seed", 0), self.name, text)
+
+    def propose(self, text: str, rng: np.random.Generator) -> list[Edit]:
+        raise NotImplementedError(f"{type(self).__name__} must implement propose() or _run()")
+
+    def _run(self, text: str) -> tuple:
+        """Return ``(text, edits)`` or ``(text, edits, info)``; ``edits`` may be a callable."""
+        edits = self.propose(text, self.rng(text))
+        return apply_edits(text, edits), edits
+
+    def apply(self, text: str) -> AttackResult:
+        """Attack one document and return the text with its exact edits."""
+        _check_text(self, text)
+        out = self._run(text)
+        info = out[2] if len(out) > 2 else {}
+        return AttackResult(text, out[0], self.name, self.get_params(), out[1], info)
+
+    def __call__(self, text: str) -> str:
+        """Attack one document and return only the text."""
+        _check_text(self, text)
+        return self._run(text)[0]
+
+    def batch(self, texts: Sequence[str]) -> list[AttackResult]:
+        """Attack many documents; each output depends only on its own document."""
+        if isinstance(texts, str):
+            raise TypeError(f"{type(self).__name__}.batch expects a sequence of str, got a single str")
+        return [self.apply(t) for t in texts]
+
+    # -- composition ----------------------------------------------------------------
+    def __or__(self, other: "Attack") -> "Attack":
+        from .pipeline import Pipeline
+
+        return Pipeline([self, other])
+
+

@@ -1,0 +1,110 @@
+"""Misspelling: swap θ of the misspellable words for a common misspelling (RAID §3.6, App. E.4; θ = 0.2).
+
+Candidates are the words that have an entry in the misspelling dictionary
+(RAID's list of commonly misspelled English words by default). Without a
+language model, θ of the candidates are sampled at random. With one, RAID
+(following Gagiano et al., 2021) misspells the θ most LM-likely candidates: a
+word's likelihood is the sum of the log-probabilities of the LM tokens that
+overlap it. (RAID's paper uses GPT-2 small; the offline default here is
+``smollm2-135m-instruct``, and ``result.info["lm"]`` records which model ranked.)
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from ._casing import match_case
+from ._lexicon import LexiconMatcher
+from ._resources import misspelling_table
+from ._sampling import choose_sites, stochastic_count
+from .base import Attack, Edit, apply_edits
+
+
+@lru_cache(maxsize=4)
+def _matcher(dictionary: str):
+    table = misspelling_table(dictionary)
+    lower = {k.lower(): v for k, v in table.items() if v}
+    return LexiconMatcher(lower), lower
+
+
+def word_logprobs(spans: list[tuple[int, int]], offsets: np.ndarray, logprobs: np.ndarray) -> np.ndarray:
+    """Sum of the log-probabilities of the tokens overlapping each (start, end) span."""
+    offsets = np.asarray(offsets, dtype=np.int64).reshape(-1, 2)
+    logprobs = np.asarray(logprobs, dtype=np.float64)
+    out = np.zeros(len(spans))
+    if len(offsets) == 0:
+        return out
+    starts, ends = offsets[:, 0], offsets[:, 1]
+    # tokens are in text order: binary-search the first token ending after s and the first starting at/after e
+    for i, (s, e) in enumerate(spans):
+        lo = int(np.searchsorted(ends, s, side="right"))
+        hi = int(np.searchsorted(starts, e, side="left"))
+        out[i] = logprobs[lo:hi].sum()
+    return out
+
+
+class Misspelling(Attack):
+    """Misspell θ of the candidate words: the most LM-likely ones when ``lm`` is given.
+
+    ``lm`` is ``None`` (random choice), a model name for :func:`humanize.models.load_causal_lm`,
+    a loaded model, or a callable ``text -> (offsets, logprobs)`` over the LM's tokens.
+    ``dictionary`` is ``"common"`` (RAID's 192 words) or ``"wikipedia"`` (3,266 words).
+    """
+
+    name = "misspelling"
+
+    def __init__(self, rate: float = 0.2, seed: int = 0, dictionary: str = "common", lm: Any = None):
+        self.rate = rate
+        self.seed = seed
+        self.dictionary = dictionary
+        self.lm = lm
+        self._validate()
+
+    def _validate(self) -> None:
+        super()._validate()
+        misspelling_table(self.dictionary)  # raises ValueError naming the valid dictionaries
+        if self.lm is not None and not (isinstance(self.lm, str) or callable(self.lm) or hasattr(self.lm, "model")):
+            raise TypeError(
+                f"Misspelling: lm must be None, a model name, a loaded model or a callable, got {type(self.lm).__name__}"
+            )
+
+    def _scorer(self):
+        """A callable text -> (offsets, logprobs), and the name of the model behind it."""
+        lm = self.lm
+        if callable(lm) and not hasattr(lm, "model"):
+            return lm, getattr(lm, "__name__", type(lm).__name__)
+        from humanize.models import load_causal_lm, token_logprobs
+
+        loaded = load_causal_lm(lm) if isinstance(lm, str) else lm
+        return (lambda text: token_logprobs(loaded, text)), loaded.resolved
+
+    def _run(self, text: str):
+        rng = self.rng(text)
+        matcher, table = _matcher(self.dictionary)
+        spans = [(s, e) for s, e, _ in matcher.finditer(text)]
+        info: dict = {}
+        if self.lm is None or not spans:
+            chosen = choose_sites(len(spans), self.rate, rng)
+        else:
+            k = stochastic_count(self.rate, len(spans), rng)
+            scorer, model_name = self._scorer()
+            info["lm"] = model_name
+            if 0 < k < len(spans):
+                offsets, logprobs = scorer(text)
+                info["lm_tokens"] = int(len(logprobs))
+                scores = word_logprobs(spans, offsets, logprobs)
+                order = np.lexsort((rng.random(len(spans)), -scores))  # most likely first, ties at random
+                chosen = np.sort(order[:k])
+            else:
+                chosen = np.arange(k)
+        edits = []
+        for j in chosen:
+            s, e = spans[j]
+            word = text[s:e]
+            options = table[word.lower()]
+            pick = options[0] if len(options) == 1 else options[int(rng.integers(len(options)))]
+            edits.append(Edit(s, e, match_case(word, pick)))
+        return apply_edits(text, edits), edits, info

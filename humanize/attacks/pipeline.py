@@ -1,0 +1,101 @@
+"""Composition: run attacks in order, keeping one set of exact edits over the original."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from .base import Attack, AttackResult, Edit, apply_edits
+
+
+def compose_edits(original: str, first: Sequence[Edit], second: Sequence[Edit]) -> list[Edit]:
+    """Edits over ``original`` equivalent to ``first`` followed by ``second``.
+
+    ``second`` is over ``apply_edits(original, first)``. Where a second edit
+    overlaps or touches the text a first edit produced, the two merge into one
+    edit over the original; everything else passes through. Linear in the number
+    of edits.
+    """
+    text1 = apply_edits(original, first)
+    spans1 = []  # where each first edit's replacement sits in text1
+    delta = 0
+    for s, t, r in first:
+        spans1.append((s + delta, s + delta + len(r)))
+        delta += len(r) - (t - s)
+    out: list[Edit] = []
+    i = j = 0
+    cum = 0  # total length change of the first edits already passed
+    n1, n2 = len(first), len(second)
+    while i < n1 or j < n2:
+        if j >= n2 or (i < n1 and spans1[i][1] < second[j][0]):
+            s, t, r = first[i]
+            out.append(Edit(s, t, r))
+            cum += len(r) - (t - s)
+            i += 1
+            continue
+        j0 = j
+        lo, hi = second[j][0], second[j][1]
+        included = []
+        grew = True
+        while grew:
+            grew = False
+            while i < n1 and spans1[i][0] <= hi:
+                lo, hi = min(lo, spans1[i][0]), max(hi, spans1[i][1])
+                included.append(i)
+                i += 1
+                grew = True
+            while j + 1 < n2 and second[j + 1][0] <= hi:
+                j += 1
+                hi = max(hi, second[j][1])
+                grew = True
+        inner = sum(len(first[k][2]) - (first[k][1] - first[k][0]) for k in included)
+        o_lo = first[included[0]][0] if included and spans1[included[0]][0] == lo else lo - cum
+        o_hi = first[included[-1]][1] if included and spans1[included[-1]][1] == hi else hi - cum - inner
+        piece = apply_edits(text1[lo:hi], [(s - lo, t - lo, r) for s, t, r in second[j0 : j + 1]])
+        out.append(Edit(o_lo, o_hi, piece))
+        cum += inner
+        j += 1
+    return out
+
+
+class Pipeline(Attack):
+    """Apply attacks in order, like ``torchvision.transforms.Compose``.
+
+    Each attack draws from its own per-document generator, so a pipeline is as
+    deterministic as its parts. The result's edits are over the original text.
+    """
+
+    name = "pipeline"
+    has_rate = False
+
+    def __init__(self, attacks: Sequence[Attack]):
+        self.attacks = attacks
+        self._validate()
+
+    def _validate(self) -> None:
+        if isinstance(self.attacks, Attack) or not isinstance(self.attacks, (list, tuple)):
+            raise TypeError(f"Pipeline expects a list of Attack objects, got {type(self.attacks).__name__}")
+        for a in self.attacks:
+            if not isinstance(a, Attack):
+                raise TypeError(f"Pipeline expects Attack objects, got {type(a).__name__}")
+
+    def _run(self, text: str):
+        current = text
+        edits: list[Edit] = []
+        info: dict = {}
+        for a in self.attacks:
+            r: AttackResult = a.apply(current)
+            edits = compose_edits(text, edits, r.edits) if edits else list(r.edits)
+            current = r.text
+            for k, v in r.info.items():
+                info[f"{a.name}.{k}"] = v
+        return current, edits, info
+
+    def __call__(self, text: str) -> str:
+        if not isinstance(text, str):
+            raise TypeError(f"Pipeline expects a str, got {type(text).__name__}")
+        for a in self.attacks:
+            text = a(text)
+        return text
+
+    def __or__(self, other: Attack) -> "Pipeline":
+        return Pipeline([*self.attacks, other])

@@ -1,0 +1,1 @@
+"""Benchmarks: datasets (loaders to RAID-schema rows), protocols, runner, report and plots."""

