@@ -29,6 +29,7 @@ _CLASSES = {
     "ImposeFormat": "format",
     "FormatProfile": "format",
     "is_admissible": "format",
+    "InadmissibleTransform": "format",
 }
 
 __all__ = [

@@ -9,12 +9,13 @@ so the expected fraction changed is exactly θ for every length.
 from __future__ import annotations
 
 import math
+import random
 
 import numpy as np
 
 
-def stochastic_count(rate: float, n: int, rng: np.random.Generator) -> int:
-    """floor(rate·n + u) with u ~ U[0, 1): an unbiased integer count in [0, n]."""
+def stochastic_count(rate: float, n: int, rng) -> int:
+    """floor(rate·n + u) with u ~ U[0, 1): an unbiased integer count in [0, n] (``rng`` has ``.random()``)."""
     if n <= 0 or rate <= 0:
         return 0
     if rate >= 1:
@@ -26,11 +27,16 @@ def stochastic_count(rate: float, n: int, rng: np.random.Generator) -> int:
     return min(k, n)
 
 
-def choose_sites(n: int, rate: float, rng: np.random.Generator) -> np.ndarray:
-    """Sorted indices of the sites to change: θ of ``n``, without replacement."""
-    k = stochastic_count(rate, n, rng)
+def choose_sites(n: int, rate: float, rnd: "random.Random | np.random.Generator") -> list[int] | range:
+    """Sorted indices of the sites to change: θ of ``n``, without replacement.
+
+    ``rnd`` is the document's ``random.Random`` (rule attacks) or numpy generator.
+    """
+    k = stochastic_count(rate, n, rnd)
     if k == n:
-        return np.arange(n)
+        return range(n)
     if k == 0:
-        return np.empty(0, dtype=np.int64)
-    return np.sort(rng.choice(n, size=k, replace=False))
+        return []
+    if isinstance(rnd, np.random.Generator):
+        return np.sort(rnd.choice(n, size=k, replace=False)).tolist()
+    return sorted(rnd.sample(range(n), k))

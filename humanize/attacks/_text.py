@@ -10,8 +10,7 @@ import regex
 #: A word: letters/digits/underscore with inner apostrophes or hyphens ("don't", "well-known").
 WORD_RE = regex.compile(r"\w+(?:['’\-]\w+)*")
 
-#: Characters that take no visible space: zero-width and other format characters
-#: (U+200B, U+200C, U+200D, U+2060, U+FEFF, ...), i.e. Unicode category Cf.
+_SURROGATE_RE = regex.compile(r"[\ud800-\udfff]")
 
 
 @lru_cache(maxsize=4096)
@@ -34,5 +33,6 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
         return []
     import blingfire
 
-    _, offsets = blingfire.text_to_sentences_and_offsets(text)
+    # blingfire works on UTF-8 and cannot encode lone surrogates: stand them in, same length.
+    _, offsets = blingfire.text_to_sentences_and_offsets(_SURROGATE_RE.sub("?", text))
     return [(int(a), int(b)) for a, b in offsets if b > a]

@@ -8,15 +8,13 @@ longer word); we match whole words only, as the list holds inflected forms.
 
 from __future__ import annotations
 
+import random
 from functools import lru_cache
-
-import numpy as np
 
 from ._casing import match_case
 from ._lexicon import LexiconMatcher
 from ._resources import us_to_gb_table
-from ._sampling import choose_sites
-from .base import Attack, Edit
+from .base import Edit, SiteAttack
 
 
 @lru_cache(maxsize=1)
@@ -26,7 +24,7 @@ def _matcher():
     return LexiconMatcher(table), table, lower
 
 
-class AlternativeSpelling(Attack):
+class AlternativeSpelling(SiteAttack):
     """Replace θ of the American spellings by their British spelling."""
 
     name = "alternative_spelling"
@@ -36,7 +34,7 @@ class AlternativeSpelling(Attack):
         self.seed = seed
         self._validate()
 
-    def propose(self, text: str, rng: np.random.Generator) -> list[Edit]:
+    def sites(self, text: str) -> list[Edit]:
         matcher, table, lower = _matcher()
         sites = []
         for s, e, key in matcher.finditer(text):
@@ -46,4 +44,7 @@ class AlternativeSpelling(Attack):
                 gb = match_case(word, lower[key])
             if gb != word:
                 sites.append(Edit(s, e, gb))
-        return [sites[j] for j in choose_sites(len(sites), self.rate, rng)]
+        return sites
+
+    def edit(self, text: str, site: Edit, rnd: random.Random) -> Edit:
+        return site

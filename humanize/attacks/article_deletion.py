@@ -8,17 +8,68 @@ article that opens a sentence, and then capitalise the word that now opens it
 
 from __future__ import annotations
 
-import numpy as np
+import random
+import re
+from functools import lru_cache
+
 import regex
 
 from ._sampling import choose_sites
-from .base import Attack, Edit
+from .base import Edit, SiteAttack
 
 _LOWER_RE = regex.compile(r"(?<![\w'’\-])(?:the|an|a)[ \t]+(?=\w)")
 _OPENING_RE = regex.compile(r"(?:^|(?<=[.!?][\"'”’)\]]?\s+)|(?<=\n))(?:The|An|A|THE|AN)[ \t]+(?=\w)")
 
+# Fast supersets of the two patterns' matches: the same article and spaces, no context.
+# No match can start inside a candidate, so checking each candidate's context finds
+# exactly the matches of the full patterns (tested), faster than scanning with them.
+_LOWER_CANDIDATE_RE = re.compile(r"(?:the|an|a)[ \t]+")
+_OPENING_CANDIDATE_RE = re.compile(r"(?:The|An|A|THE|AN)[ \t]+")
+_WORD_CHAR_RE = regex.compile(r"\w")
+_BEFORE_LOWER_RE = regex.compile(r"[\w'’\-]")  # what _LOWER_RE's lookbehind rules out
 
-class ArticleDeletion(Attack):
+
+@lru_cache(maxsize=None)
+def _is_word(ch: str) -> bool:
+    return _WORD_CHAR_RE.match(ch) is not None
+
+
+@lru_cache(maxsize=None)
+def _blocks_lower(ch: str) -> bool:
+    return _BEFORE_LOWER_RE.match(ch) is not None
+
+
+def _lower_sites(text: str) -> list[tuple[int, int]]:
+    """The matches of _LOWER_RE."""
+    n = len(text)
+    spans = []
+    for m in _LOWER_CANDIDATE_RE.finditer(text):
+        s, e = m.span()
+        if (s == 0 or not _blocks_lower(text[s - 1])) and e < n and _is_word(text[e]):
+            spans.append((s, e))
+    return spans
+
+
+def _opening_sites(text: str) -> list[tuple[int, int]]:
+    """The matches of _OPENING_RE (``match`` at a position sees the text before it)."""
+    spans = []
+    end = 0
+    for c in _OPENING_CANDIDATE_RE.finditer(text):
+        if c.start() >= end and (m := _OPENING_RE.match(text, c.start())):
+            spans.append(m.span())
+            end = m.end()
+    return spans
+
+
+def _sites(text: str) -> list[tuple[int, int, bool]]:
+    """(start, end, opens a sentence) of every deletable article, in text order."""
+    sites = [(s, e, False) for s, e in _lower_sites(text)]
+    sites += [(s, e, True) for s, e in _opening_sites(text)]
+    sites.sort()
+    return sites
+
+
+class ArticleDeletion(SiteAttack):
     """Delete θ of the articles, together with the whitespace after each."""
 
     name = "article_deletion"
@@ -28,12 +79,12 @@ class ArticleDeletion(Attack):
         self.seed = seed
         self._validate()
 
-    def propose(self, text: str, rng: np.random.Generator) -> list[Edit]:
-        sites = [(m.start(), m.end(), False) for m in _LOWER_RE.finditer(text)]
-        sites += [(m.start(), m.end(), True) for m in _OPENING_RE.finditer(text)]
-        sites.sort()
+    def sites(self, text: str) -> list[tuple[int, int, bool]]:
+        return _sites(text)
+
+    def choose(self, text: str, sites: list, rnd: random.Random) -> list[Edit]:
         edits: list[Edit] = []
-        for j in choose_sites(len(sites), self.rate, rng):
+        for j in choose_sites(len(sites), self.rate, rnd):
             s, e, opening = sites[j]
             if edits and s < edits[-1].end:  # "A a ..." : the previous deletion took this site's start
                 continue

@@ -8,6 +8,7 @@ construction: ``apply_edits(result.original, result.edits) == result.text``.
 from __future__ import annotations
 
 import hashlib
+import random
 import inspect
 import math
 from dataclasses import dataclass, field
@@ -21,7 +22,10 @@ __all__ = [
     "Attack",
     "apply_edits",
     "check_edits",
+    "document_random",
     "document_rng",
+    "document_seed",
+    "SiteAttack",
 ]
 
 
@@ -67,12 +71,11 @@ def apply_edits(text: str, edits: Iterable[Edit]) -> str:
     return "".join(parts)
 
 
-def document_rng(seed: int, attack: str, text: str) -> np.random.Generator:
-    """A generator private to one (seed, attack, document).
+def document_seed(seed: int, attack: str, text: str) -> int:
+    """A 128-bit seed private to one (seed, attack, document).
 
-    Derived from a stable hash (BLAKE2b), never from global state or Python's
-    salted ``hash``, so a document gets the same randomness whatever the batch,
-    its order or the process.
+    A stable hash (BLAKE2b), never global state or Python's salted ``hash``, so a
+    document gets the same randomness whatever the batch, its order or the process.
     """
     h = hashlib.blake2b(digest_size=16)
     h.update(str(int(seed)).encode())
@@ -80,7 +83,22 @@ def document_rng(seed: int, attack: str, text: str) -> np.random.Generator:
     h.update(attack.encode())
     h.update(b"\x00")
     h.update(text.encode("utf-8", "surrogatepass"))
-    return np.random.default_rng(int.from_bytes(h.digest(), "little"))
+    return int.from_bytes(h.digest(), "little")
+
+
+def document_rng(seed: int, attack: str, text: str) -> np.random.Generator:
+    """A numpy generator private to one (seed, attack, document), for vectorised draws."""
+    return np.random.default_rng(document_seed(seed, attack, text))
+
+
+def document_random(seed: int, attack: str, text: str) -> random.Random:
+    """A ``random.Random`` private to one (seed, attack, document).
+
+    The rule-based attacks draw a handful of numbers per document; seeding a
+    Mersenne Twister costs a fraction of building a numpy generator, and that
+    fixed cost dominates a cheap attack's time per document.
+    """
+    return random.Random(document_seed(seed, attack, text))
 
 
 @dataclass(frozen=True)
@@ -149,12 +167,17 @@ class Attack:
     # -- parameters -----------------------------------------------------------------
     @classmethod
     def _param_names(cls) -> list[str]:
-        sig = inspect.signature(cls.__init__)
-        return [
-            p.name
-            for p in sig.parameters.values()
-            if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-        ]
+        # inspect.signature costs more than a cheap attack's whole run: read it once per class
+        names = cls.__dict__.get("_param_names_cache")
+        if names is None:
+            sig = inspect.signature(cls.__init__)
+            names = tuple(
+                p.name
+                for p in sig.parameters.values()
+                if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+            )
+            cls._param_names_cache = names
+        return list(names)
 
     def get_params(self) -> dict:
         """The constructor arguments as given."""
@@ -192,8 +215,12 @@ class Attack:
 
     # -- running --------------------------------------------------------------------
     def rng(self, text: str) -> np.random.Generator:
-        """This attack's generator for ``text`` (see :func:`document_rng`)."""
+        """This attack's numpy generator for ``text`` (see :func:`document_rng`)."""
         return document_rng(getattr(self, "seed", 0), self.name, text)
+
+    def random(self, text: str) -> random.Random:
+        """This attack's ``random.Random`` for ``text`` (see :func:`document_random`)."""
+        return document_random(getattr(self, "seed", 0), self.name, text)
 
     def propose(self, text: str, rng: np.random.Generator) -> list[Edit]:
         raise NotImplementedError(f"{type(self).__name__} must implement propose() or _run()")
@@ -228,3 +255,32 @@ class Attack:
         return Pipeline([self, other])
 
 
+
+
+class SiteAttack(Attack):
+    """An attack that changes a fraction θ of a text's candidate sites (RAID Appendix E.4).
+
+    Subclasses implement ``sites(text)`` (the candidates, in text order) and
+    ``edit(text, site, rnd)`` (the edit for one chosen site); ``choose`` picks
+    θ of the sites without replacement (stochastically rounded count, see
+    :mod:`._sampling`). A text without sites never builds its generator.
+    """
+
+    def sites(self, text: str) -> list:
+        raise NotImplementedError
+
+    def edit(self, text: str, site, rnd: random.Random) -> Edit:
+        raise NotImplementedError
+
+    def choose(self, text: str, sites: list, rnd: random.Random) -> list[Edit]:
+        from ._sampling import choose_sites
+
+        return [self.edit(text, sites[j], rnd) for j in choose_sites(len(sites), self.rate, rnd)]
+
+    def propose(self, text: str, rng=None) -> list[Edit]:
+        sites = self.sites(text)
+        return self.choose(text, sites, self.random(text)) if sites else []
+
+    def _run(self, text: str) -> tuple:
+        edits = self.propose(text)
+        return apply_edits(text, edits), edits

@@ -8,14 +8,13 @@ sentences with single spaces and so destroys the original whitespace.
 
 from __future__ import annotations
 
-import numpy as np
+import random
 
-from ._sampling import choose_sites
 from ._text import sentence_spans
-from .base import Attack, Edit
+from .base import Edit, SiteAttack
 
 
-class InsertParagraphs(Attack):
+class InsertParagraphs(SiteAttack):
     """Insert a paragraph break before θ of the sentences that follow another."""
 
     name = "insert_paragraphs"
@@ -31,10 +30,9 @@ class InsertParagraphs(Attack):
         if not isinstance(self.separator, str) or not self.separator:
             raise ValueError(f"InsertParagraphs: separator must be a non-empty str, got {self.separator!r}")
 
-    def propose(self, text: str, rng: np.random.Generator) -> list[Edit]:
+    def sites(self, text: str) -> list[int]:
         spans = sentence_spans(text)
-        sites = []
-        for (_, prev_end), (start, _) in zip(spans, spans[1:]):
-            if text.count("\n", prev_end, start) < 2:
-                sites.append(start)
-        return [Edit(sites[j], sites[j], self.separator) for j in choose_sites(len(sites), self.rate, rng)]
+        return [start for (_, prev_end), (start, _) in zip(spans, spans[1:]) if text.count("\n", prev_end, start) < 2]
+
+    def edit(self, text: str, i: int, rnd: random.Random) -> Edit:
+        return Edit(i, i, self.separator)

@@ -82,29 +82,32 @@ class Misspelling(Attack):
         return (lambda text: token_logprobs(loaded, text)), loaded.resolved
 
     def _run(self, text: str):
-        rng = self.rng(text)
         matcher, table = _matcher(self.dictionary)
         spans = [(s, e) for s, e, _ in matcher.finditer(text)]
         info: dict = {}
-        if self.lm is None or not spans:
-            chosen = choose_sites(len(spans), self.rate, rng)
+        if not spans:
+            return text, [], info
+        rnd = self.random(text)
+        if self.lm is None:
+            chosen = choose_sites(len(spans), self.rate, rnd)
         else:
-            k = stochastic_count(self.rate, len(spans), rng)
+            k = stochastic_count(self.rate, len(spans), rnd)
             scorer, model_name = self._scorer()
             info["lm"] = model_name
             if 0 < k < len(spans):
                 offsets, logprobs = scorer(text)
                 info["lm_tokens"] = int(len(logprobs))
                 scores = word_logprobs(spans, offsets, logprobs)
-                order = np.lexsort((rng.random(len(spans)), -scores))  # most likely first, ties at random
-                chosen = np.sort(order[:k])
+                ties = [rnd.random() for _ in spans]
+                order = sorted(range(len(spans)), key=lambda j: (-scores[j], ties[j]))  # most likely first
+                chosen = sorted(order[:k])
             else:
-                chosen = np.arange(k)
+                chosen = range(k)
         edits = []
         for j in chosen:
             s, e = spans[j]
             word = text[s:e]
             options = table[word.lower()]
-            pick = options[0] if len(options) == 1 else options[int(rng.integers(len(options)))]
+            pick = options[0] if len(options) == 1 else options[rnd.randrange(len(options))]
             edits.append(Edit(s, e, match_case(word, pick)))
         return apply_edits(text, edits), edits, info

@@ -7,18 +7,32 @@ Devanagari).
 
 from __future__ import annotations
 
+import random
+import re
 import unicodedata
 
-import numpy as np
 import regex
 
-from ._sampling import choose_sites
-from .base import Attack, Edit
+from .base import Edit, SiteAttack
 
 _NUMBER_RE = regex.compile(r"\d+\.?\d*")
+# In ASCII text regex's \d is [0-9], all decimal: every digit is a site.
+_ASCII_DIGIT_RE = re.compile(r"[0-9]")
 
 
-class NumberSwap(Attack):
+def _sites(text: str) -> list[int]:
+    """Positions of the decimal digits inside numbers."""
+    if text.isascii():
+        return [m.start() for m in _ASCII_DIGIT_RE.finditer(text)]
+    sites = []
+    for m in _NUMBER_RE.finditer(text):
+        for i in range(m.start(), m.end()):
+            if unicodedata.decimal(text[i], None) is not None:
+                sites.append(i)
+    return sites
+
+
+class NumberSwap(SiteAttack):
     """Replace θ of the digits inside numbers by a different random digit."""
 
     name = "number_swap"
@@ -28,17 +42,11 @@ class NumberSwap(Attack):
         self.seed = seed
         self._validate()
 
-    def propose(self, text: str, rng: np.random.Generator) -> list[Edit]:
-        sites = []
-        for m in _NUMBER_RE.finditer(text):
-            for i in range(m.start(), m.end()):
-                if unicodedata.decimal(text[i], None) is not None:
-                    sites.append(i)
-        edits = []
-        for j in choose_sites(len(sites), self.rate, rng):
-            i = sites[j]
-            value = unicodedata.decimal(text[i])
-            zero = ord(text[i]) - value
-            new = (value + 1 + int(rng.integers(9))) % 10  # uniform over the nine other digits
-            edits.append(Edit(i, i + 1, chr(zero + new)))
-        return edits
+    def sites(self, text: str) -> list[int]:
+        return _sites(text)
+
+    def edit(self, text: str, i: int, rnd: random.Random) -> Edit:
+        value = unicodedata.decimal(text[i])
+        zero = ord(text[i]) - value
+        new = (value + 1 + rnd.randrange(9)) % 10  # uniform over the nine other digits
+        return Edit(i, i + 1, chr(zero + new))

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-import numpy as np
+import random
 
-from ._sampling import choose_sites
-from ._text import WORD_RE
-from .base import Attack, Edit
+import numpy as np
+import regex
+
+from .base import Edit, SiteAttack
+
+_WORD_CHAR_RE = regex.compile(r"\w")
+_JOINERS = "'’-"  # WORD_RE's inner joiners
 
 
 def _swapped(ch: str) -> str | None:
@@ -17,7 +21,46 @@ def _swapped(ch: str) -> str | None:
     return out
 
 
-class UpperLower(Attack):
+def _classes(ch: str) -> tuple[bool, bool, bool]:
+    r"""(word character for regex's \w, joiner, has a one-letter case swap)."""
+    return bool(_WORD_CHAR_RE.match(ch)), ch in _JOINERS, _swapped(ch) is not None
+
+
+_ASCII_CLASSES = np.array([_classes(chr(i)) for i in range(128)], dtype=bool)
+_NON_ASCII_CLASSES: dict[int, tuple[bool, bool, bool]] = {}
+
+
+def _sites(text: str) -> list[int]:
+    """Start of every match of ``_text.WORD_RE`` whose first letter has a one-letter case swap.
+
+    Computed on character-class masks rather than by iterating matches: a word
+    character starts a match unless the character before it is a word character,
+    or a joiner (' ’ -) that itself follows a word character.
+    """
+    if not text:
+        return []
+    if text.isascii():
+        codes = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+        word, joiner, swaps = _ASCII_CLASSES[codes].T
+    else:
+        codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        ascii_ = codes < 128
+        classes = np.zeros((len(codes), 3), dtype=bool)
+        classes[ascii_] = _ASCII_CLASSES[codes[ascii_]]
+        for code in np.unique(codes[~ascii_]).tolist():
+            cls = _NON_ASCII_CLASSES.get(code)
+            if cls is None:
+                cls = _NON_ASCII_CLASSES.setdefault(code, _classes(chr(code)))
+            if any(cls):
+                classes[codes == code] = cls
+        word, joiner, swaps = classes.T
+    inside = np.zeros(len(codes), dtype=bool)
+    inside[1:] = word[:-1]
+    inside[2:] |= joiner[1:-1] & word[:-2]
+    return np.flatnonzero(word & ~inside & swaps).tolist()
+
+
+class UpperLower(SiteAttack):
     """Flip the case of the first letter of θ of the words that have a cased first letter."""
 
     name = "upper_lower"
@@ -27,11 +70,8 @@ class UpperLower(Attack):
         self.seed = seed
         self._validate()
 
-    def propose(self, text: str, rng: np.random.Generator) -> list[Edit]:
-        sites = []
-        for m in WORD_RE.finditer(text):
-            i = m.start()
-            new = _swapped(text[i])
-            if new is not None:
-                sites.append((i, new))
-        return [Edit(sites[j][0], sites[j][0] + 1, sites[j][1]) for j in choose_sites(len(sites), self.rate, rng)]
+    def sites(self, text: str) -> list[int]:
+        return _sites(text)
+
+    def edit(self, text: str, i: int, rnd: random.Random) -> Edit:
+        return Edit(i, i + 1, _swapped(text[i]))

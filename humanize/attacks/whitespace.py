@@ -7,16 +7,45 @@ whitespace between two non-space tokens; the extra spaces go at its start.
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 import regex
 
 from ._sampling import stochastic_count
-from .base import Attack, Edit
+from .base import Edit, SiteAttack
 
 _GAP_RE = regex.compile(r"(?<=\S)\s+(?=\S)")
+_SPACE_RE = regex.compile(r"\s")
+_ASCII_SPACE = np.array([_SPACE_RE.match(chr(i)) is not None for i in range(128)], dtype=bool)
 
 
-class Whitespace(Attack):
+def _gaps(text: str) -> list[int]:
+    r"""Start of every run of whitespace between two non-space characters (the matches of _GAP_RE).
+
+    Found on a whitespace mask (regex's \s, character by character) rather than
+    by scanning with the pattern: a gap starts where whitespace follows a
+    non-space character, unless its run reaches the end of the text.
+    """
+    if not text:
+        return []
+    if text.isascii():
+        space = _ASCII_SPACE[np.frombuffer(text.encode("ascii"), dtype=np.uint8)]
+    else:
+        codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        ascii_ = codes < 128
+        space = np.zeros(len(codes), dtype=bool)
+        space[ascii_] = _ASCII_SPACE[codes[ascii_]]
+        for code in np.unique(codes[~ascii_]).tolist():
+            if _SPACE_RE.match(chr(code)):
+                space |= codes == code
+    starts = np.flatnonzero(space[1:] & ~space[:-1]) + 1  # runs that follow a non-space character
+    if space[-1] and len(starts):  # the last run reaches the end of the text: not a gap
+        starts = starts[:-1]
+    return starts.tolist()
+
+
+class Whitespace(SiteAttack):
     """Insert θ·(number of gaps) extra spaces at gaps drawn with replacement."""
 
     name = "whitespace"
@@ -26,10 +55,14 @@ class Whitespace(Attack):
         self.seed = seed
         self._validate()
 
-    def propose(self, text: str, rng: np.random.Generator) -> list[Edit]:
-        gaps = [m.start() for m in _GAP_RE.finditer(text)]
-        k = stochastic_count(self.rate, len(gaps), rng)
-        if k == 0:
-            return []
-        counts = np.bincount(rng.integers(0, len(gaps), size=k), minlength=len(gaps))
-        return [Edit(gaps[i], gaps[i], " " * int(c)) for i, c in enumerate(counts) if c]
+    def sites(self, text: str) -> list[int]:
+        return _gaps(text)
+
+    def choose(self, text: str, gaps: list[int], rnd: random.Random) -> list[Edit]:
+        """θ·(number of gaps) draws with replacement; a gap drawn c times gets c spaces."""
+        k = stochastic_count(self.rate, len(gaps), rnd)
+        counts: dict[int, int] = {}
+        for _ in range(k):
+            j = rnd.randrange(len(gaps))
+            counts[j] = counts.get(j, 0) + 1
+        return [Edit(gaps[j], gaps[j], " " * counts[j]) for j in sorted(counts)]

@@ -1,15 +1,141 @@
-"""``humanize-bench``: red-team detectors of machine-generated text from a shell."""
+"""humanize-bench: how easily does a detector of machine-generated text get fooled,
+at what cost to the text, and at what compute cost?"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from pathlib import Path
 
 import pandas as pd
 
+DEFAULT_OUT = "humanize-bench-out"
 
-def _cmd_attacks_demo(args: argparse.Namespace) -> int:
+
+def _parse_value(value: str):
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError:
+        return value
+
+
+def _parse_spec(text: str) -> tuple[str, dict]:
+    """``name`` or ``name:key=value,key=value`` (values parsed as JSON when they can be)."""
+    name, _, rest = text.partition(":")
+    params = {}
+    for item in filter(None, rest.split(",")):
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise SystemExit(f"humanize-bench: expected NAME:KEY=VALUE[,KEY=VALUE], got {text!r}")
+        params[key.strip()] = _parse_value(value.strip())
+    return name.strip(), params
+
+
+def _print_tables(report: dict[str, pd.DataFrame]) -> None:
+    with pd.option_context("display.width", 200, "display.max_columns", 40, "display.float_format", "{:.3f}".format):
+        for name, table in report.items():
+            print(f"\n== {name}")
+            print(table.to_string())
+
+
+def _config_from_args(args):
+    from humanize.benchmarks.config import AttackSpec, DetectorSpec, RunConfig, load_config
+
+    cfg = load_config(args.config) if args.config else RunConfig()
+    if args.dataset:
+        cfg.dataset = args.dataset
+    for item in args.filter or []:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise SystemExit(f"humanize-bench run: --filter expects KEY=VALUE, got {item!r}")
+        cfg.filters[key] = _parse_value(value)
+    if args.attack:
+        cfg.attacks = [AttackSpec(n, p, args.rates) for n, p in map(_parse_spec, args.attack)]
+    elif args.rates:
+        for spec in cfg.attacks:
+            spec.rates = args.rates
+    if args.detector:
+        cfg.detectors = [DetectorSpec(n, p) for n, p in map(_parse_spec, args.detector)]
+    for field in ("n", "seed", "device", "db", "batch_size"):
+        value = getattr(args, field, None)
+        if value is not None:
+            setattr(cfg, field, value)
+    if args.no_quality:
+        cfg.quality = False
+    return cfg
+
+
+def _cmd_run(args) -> int:
+    from humanize.benchmarks.config import ConfigError
+    from humanize.benchmarks.report import build_report
+    from humanize.benchmarks.runner import run
+
+    try:
+        cfg = _config_from_args(args)
+        result = run(cfg, progress=not args.quiet)
+    except ConfigError as err:
+        print(f"humanize-bench run: {err}", file=sys.stderr)
+        return 2
+    print(f"run {result.run_id} stored in {result.store}; computed this time: {result.work}")
+    _print_tables(build_report(result.tables))
+    return 0
+
+
+def _load_tables(db: str, run_id: str | None):
+    from humanize.benchmarks.store import ResultsStore
+
+    if not Path(db).exists():
+        raise SystemExit(f"humanize-bench: no results database at {db!r}; run `humanize-bench run` first")
+    with ResultsStore(db) as store:
+        try:
+            return store.run_tables(run_id)
+        except LookupError as err:
+            raise SystemExit(f"humanize-bench: {err}") from None
+
+
+def _cmd_report(args) -> int:
+    from humanize.benchmarks.report import build_report, export_report
+
+    report = build_report(_load_tables(args.db, args.run), fpr=args.fpr)
+    _print_tables(report)
+    if args.out:
+        paths = export_report(report, args.out, formats=args.format)
+        print(f"\nwrote {len(paths)} files to {args.out}")
+    return 0
+
+
+def _cmd_plot(args) -> int:
+    from humanize.benchmarks.plots import plot_all
+
+    paths = plot_all(_load_tables(args.db, args.run), args.out, formats=args.format)
+    for p in paths:
+        print(p)
+    return 0
+
+
+def _cmd_demo(args) -> int:
+    from humanize.benchmarks.config import demo_config
+    from humanize.benchmarks.plots import plot_all
+    from humanize.benchmarks.report import build_report, export_report
+    from humanize.benchmarks.runner import run
+
+    out = Path(args.out)
+    cfg = demo_config(n=args.n, seed=args.seed, db=str(out / "demo.sqlite"))
+    print(f"humanize-bench demo: {len(cfg.attacks)} rule-based attacks x {len(cfg.detectors)} offline detectors "
+          f"on {args.n} machine + {args.n} human texts of the embedded demo set (half fit the learned detectors)")
+    result = run(cfg, progress=not args.quiet)
+    report = build_report(result.tables)
+    _print_tables(report)
+    files = export_report(report, out / "report")
+    plots = plot_all(result.tables, out / "plots")
+    print(f"\nreport: {out / 'report' / 'report.md'} (+{len(files) - 1} CSV/JSON files); "
+          f"plots: {len(plots)} files in {out / 'plots'}; results database: {result.store}")
+    print(f"computed this time: {result.work}")
+    return 0
+
+
+def _cmd_tour(args) -> int:
     from humanize.benchmarks.attack_tour import mark_edits, run_attack_tour
 
     tour = run_attack_tour(names=args.attacks, n=args.n, seed=args.seed)
@@ -23,20 +149,17 @@ def _cmd_attacks_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_attack(args: argparse.Namespace) -> int:
+def _cmd_attack(args) -> int:
     from humanize import attacks
 
-    params = {}
+    name, params = _parse_spec(args.name)
     for item in args.param or []:
         key, sep, value = item.partition("=")
         if not sep:
             raise SystemExit(f"humanize-bench attack: --param expects KEY=VALUE, got {item!r}")
-        try:
-            params[key] = json.loads(value)
-        except json.JSONDecodeError:
-            params[key] = value
+        params[key] = _parse_value(value)
     try:
-        attack = attacks.get(args.name, seed=args.seed, **params)
+        attack = attacks.get(name, **{"seed": args.seed, **params})
     except (ValueError, TypeError) as err:
         raise SystemExit(f"humanize-bench attack: {err}")
     text = sys.stdin.read() if args.text == "-" else args.text
@@ -49,13 +172,18 @@ def _cmd_attack(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_list(args: argparse.Namespace) -> int:
-    from humanize import attacks
+def _cmd_list(args) -> int:
+    from humanize import attacks, detectors
+    from humanize.benchmarks.datasets import available_datasets
 
-    for name in attacks.available():
-        cls = attacks.resolve(name)
-        doc = (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else ""
-        print(f"{name:22s} {doc}")
+    if args.what == "datasets":
+        print("\n".join(available_datasets()))
+        return 0
+    registry = attacks if args.what == "attacks" else detectors
+    for name in registry.available():
+        cls = registry.resolve(name)
+        doc = (cls.__doc__ or "").strip().splitlines()
+        print(f"{name:22s} {doc[0] if doc else ''}")
     return 0
 
 
@@ -63,21 +191,59 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="humanize-bench", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("demo", help="attack the embedded demo set with every rule-based attack and summarise")
+    p = sub.add_parser("demo", help="rule-based attacks vs offline detectors on the embedded demo set, with report "
+                                    "and plots (offline, CPU)")
+    p.add_argument("--n", type=int, default=40, help="machine texts (and as many human texts); default 40")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(func=_cmd_demo)
+
+    p = sub.add_parser("run", help="run a benchmark from a config file (TOML/YAML) and/or flags")
+    p.add_argument("--config", help="TOML or YAML run configuration")
+    p.add_argument("--dataset", help="dataset name (see `humanize-bench list datasets`)")
+    p.add_argument("--filter", action="append", metavar="KEY=VALUE", help="dataset filter, e.g. domain=xsum")
+    p.add_argument("--attack", action="append", metavar="NAME[:K=V,...]", help="attack (repeatable)")
+    p.add_argument("--rates", type=float, nargs="+", metavar="θ", help="θ values: a sweep for every attack")
+    p.add_argument("--detector", action="append", metavar="NAME[:K=V,...]", help="detector (repeatable)")
+    p.add_argument("--n", type=int, help="machine texts (and as many human texts)")
+    p.add_argument("--seed", type=int)
+    p.add_argument("--device", help="cpu, cuda, cuda:1 ... (default: CUDA when present)")
+    p.add_argument("--batch-size", dest="batch_size", type=int)
+    p.add_argument("--db", help=f"results database (default {DEFAULT_OUT}/results.sqlite)")
+    p.add_argument("--no-quality", action="store_true", help="skip the quality meters")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(func=_cmd_run)
+
+    for name, func, helptext in (("report", _cmd_report, "print and export the papers' tables of a stored run"),
+                                 ("plot", _cmd_plot, "draw the triangle, θ sweep, cost and heatmap figures")):
+        p = sub.add_parser(name, help=helptext)
+        p.add_argument("--db", default=f"{DEFAULT_OUT}/results.sqlite", help="results database")
+        p.add_argument("--run", help="run id (default: the latest finished run)")
+        p.set_defaults(func=func)
+    report_p, plot_p = sub.choices["report"], sub.choices["plot"]
+    report_p.add_argument("--out", help="folder to export Markdown/CSV/JSON into")
+    report_p.add_argument("--format", nargs="+", default=["md", "csv", "json"], choices=["md", "csv", "json"])
+    report_p.add_argument("--fpr", type=float, default=0.05, help="FPR of the accuracy table (default 0.05)")
+    plot_p.add_argument("--out", default=f"{DEFAULT_OUT}/plots", help="folder for the figures")
+    plot_p.add_argument("--format", nargs="+", default=["png", "svg"], choices=["png", "svg"])
+
+    p = sub.add_parser("tour", help="what each rule-based attack does to demo texts, and how fast (no models)")
     p.add_argument("--n", type=int, default=200, help="machine texts to attack (max 900; default 200)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--attacks", nargs="+", metavar="NAME", help="attack names (default: every rule-based attack)")
-    p.set_defaults(func=_cmd_attacks_demo)
+    p.set_defaults(func=_cmd_tour)
 
     p = sub.add_parser("attack", help="attack one text (an argument, or - for standard input) and print the result")
-    p.add_argument("name", help="attack name (see `humanize-bench list-attacks`)")
+    p.add_argument("name", help="attack name, optionally with parameters: homoglyph:rate=0.5")
     p.add_argument("text", help="the text, or - to read standard input")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--param", action="append", metavar="KEY=VALUE", help="attack parameter, e.g. rate=0.3 (repeatable)")
+    p.add_argument("--param", action="append", metavar="KEY=VALUE", help="attack parameter (repeatable)")
     p.add_argument("--json", action="store_true", help="print the text with its exact edits as JSON")
     p.set_defaults(func=_cmd_attack)
 
-    p = sub.add_parser("list-attacks", help="list the registered attacks")
+    p = sub.add_parser("list", help="list the registered attacks, detectors or datasets")
+    p.add_argument("what", choices=["attacks", "detectors", "datasets"])
     p.set_defaults(func=_cmd_list)
     return parser
 

@@ -1,6 +1,34 @@
-"""Detectors of machine-generated text: ``score(texts)``, higher = more machine-like."""
+"""Detectors of machine-generated text: ``score(texts)``, higher = more machine-like.
+
+Classes are imported on first access (``humanize.detectors.FastDetectGPT``) so that
+``import humanize.detectors`` does not import torch.
+"""
+
+import importlib
 
 from .base import Detector, NotFittedError, check_labels, check_texts
 from .registry import available, get, register, resolve
 
-__all__ = ["Detector", "NotFittedError", "available", "check_labels", "check_texts", "get", "register", "resolve"]
+_CLASSES = {
+    "LogLikelihood": "metric",
+    "Rank": "metric",
+    "LogRank": "metric",
+    "Entropy": "metric",
+    "GLTR": "metric",
+    "LRR": "metric",
+    "MetricFeaturesLR": "metric_lr",
+    "FastDetectGPT": "fast_detectgpt",
+    "Binoculars": "binoculars",
+}
+
+__all__ = ["Detector", "NotFittedError", "available", "check_labels", "check_texts", "get", "register", "resolve",
+           *_CLASSES]
+
+
+def __getattr__(name: str):
+    module = _CLASSES.get(name)
+    if module is None:
+        raise AttributeError(f"module 'humanize.detectors' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

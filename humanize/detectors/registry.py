@@ -11,6 +11,24 @@ import importlib
 from .base import Detector
 
 _REGISTRY: dict[str, "str | type[Detector]"] = {
+    # metric-based, from a causal LM (one shared forward pass per text: lm_stats.py)
+    "log_likelihood": "humanize.detectors.metric:LogLikelihood",
+    "rank": "humanize.detectors.metric:Rank",
+    "log_rank": "humanize.detectors.metric:LogRank",
+    "entropy": "humanize.detectors.metric:Entropy",
+    "gltr": "humanize.detectors.metric:GLTR",
+    "lrr": "humanize.detectors.metric:LRR",
+    "fast_detectgpt": "humanize.detectors.fast_detectgpt:FastDetectGPT",
+    "binoculars": "humanize.detectors.binoculars:Binoculars",
+    "metric_lr": "humanize.detectors.metric_lr:MetricFeaturesLR",
+    # model-based: Hugging Face sequence classifiers (hf_classifier.py) and learned detectors
+    "hf_classifier": "humanize.detectors.hf_classifier:HFClassifier",
+    "roberta_openai": "humanize.detectors.hf_classifier:RobertaOpenAIDetector",
+    "chatgpt_roberta": "humanize.detectors.hf_classifier:ChatGPTRobertaDetector",
+    "radar": "humanize.detectors.hf_classifier:RadarDetector",
+    "lm_d": "humanize.detectors.lm_d:LMDetector",
+    "tfidf_lr": "humanize.detectors.tfidf:TfidfLogReg",
+    "surface_probe": "humanize.detectors.surface:SurfaceProbe",
 }
 
 

@@ -28,4 +28,5 @@ TRICKY_TEXTS = [
     "A a an the THE The. An apple. a\n\nthe  end ",
     "Ünïcødé straße ß İstanbul ǅ ﬁ",
     "x" * 5000,
+    "Lone \ud800 surrogate. Next sentence \udfff here.",
 ]

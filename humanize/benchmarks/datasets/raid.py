@@ -1,0 +1,179 @@
+"""RAID (Dugan et al., 2024): read a split's CSV in chunks, filters pushed into the read.
+
+RAID's CSVs carry ``id, adv_source_id, source_id, model, decoding,
+repetition_penalty, attack, domain, title, prompt, generation`` (the raid-bench
+repository's ``generation/README.md``); human-written rows have ``model ==
+"human"``. The splits are served at ``https://dataset.raid-bench.xyz/<split>.csv``
+(``<split>_none.csv`` without adversarial attacks) and on the Hugging Face hub
+as the dataset ``liamdugan/raid``. The train split with attacks is 11.8 GB, so
+it is never read whole: rows are filtered chunk by chunk and ``n`` samples
+uniformly among the rows that pass, in bounded memory.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ._cache import DatasetUnavailable, cache_dir, download, hub_file
+from .schema import validate_rows
+
+RAID_URL = "https://dataset.raid-bench.xyz"
+RAID_HUB_REPO = "liamdugan/raid"
+SPLITS = ("train", "test", "extra")
+SOURCES = ("raid", "hub")
+#: Approximate sizes (RAID README) for the messages that say what a download costs.
+SIZES = {("train", True): "11.8 GB", ("train", False): "802 MB", ("test", True): "1.22 GB",
+         ("test", False): "81 MB", ("extra", True): "3.71 GB", ("extra", False): "275 MB"}
+
+#: The values RAID uses (raid-bench generation/README.md), for checking filters.
+DOMAINS = ("abstracts", "books", "code", "czech", "german", "news", "poetry", "recipes", "reddit", "reviews", "wiki")
+MODELS = ("human", "chatgpt", "gpt4", "gpt3", "gpt2", "llama-chat", "mistral", "mistral-chat", "mpt", "mpt-chat",
+          "cohere", "cohere-chat")
+DECODINGS = ("greedy", "sampling")
+REPETITION_PENALTIES = ("yes", "no")
+ATTACKS = ("none", "homoglyph", "number", "article_deletion", "insert_paragraphs", "perplexity_misspelling",
+           "upper_lower", "whitespace", "zero_width_space", "synonym", "paraphrase", "alternative_spelling")
+ALLOWED = {"domain": DOMAINS, "model": MODELS, "decoding": DECODINGS,
+           "repetition_penalty": REPETITION_PENALTIES, "attack": ATTACKS}
+TEXT_COLUMNS = ("title", "prompt", "generation")
+
+
+def raid_filename(split: str = "train", include_adversarial: bool = True) -> str:
+    """``train.csv`` / ``train_none.csv`` etc., as served by RAID."""
+    if split not in SPLITS:
+        raise ValueError(f"unknown RAID split {split!r}; choose from {list(SPLITS)}")
+    return f"{split}.csv" if include_adversarial else f"{split}_none.csv"
+
+
+def download_raid(split: str = "train", include_adversarial: bool = True, *, source: str = "raid",
+                  base_url: str = RAID_URL, progress: bool = True) -> Path:
+    """Download a RAID split into ``<cache>/raid/`` and return its path.
+
+    ``source="raid"`` fetches ``<base_url>/<file>`` (``base_url`` may be any
+    address urllib reads, ``file://`` included); ``source="hub"`` fetches the same
+    file from the hub dataset ``liamdugan/raid``.
+    """
+    fname = raid_filename(split, include_adversarial)
+    if source == "raid":
+        return download(f"{base_url.rstrip('/')}/{fname}", cache_dir("raid") / fname, progress=progress)
+    if source == "hub":
+        return hub_file(RAID_HUB_REPO, fname, cache_dir("raid") / "hub")
+    raise ValueError(f"unknown RAID source {source!r}; choose from {list(SOURCES)}")
+
+
+def _values(name: str, value) -> list[str] | None:
+    if value is None:
+        return None
+    try:
+        vals = [value] if isinstance(value, str) else list(value)
+    except TypeError:
+        vals = [value]
+    bad = [v for v in vals if not isinstance(v, str)]
+    if bad:
+        raise TypeError(f"RAID filter {name} takes str values, got {type(bad[0]).__name__}")
+    unknown = sorted(set(vals) - set(ALLOWED[name]))
+    if unknown:
+        raise ValueError(f"unknown RAID {name} value(s) {unknown}; choose from {list(ALLOWED[name])}")
+    return vals
+
+
+def _filter(chunk: pd.DataFrame, filters: dict, include_human: bool) -> pd.DataFrame:
+    human = chunk["model"] == "human"
+    keep = pd.Series(True, index=chunk.index)
+    for col in ("domain", "attack"):
+        if filters[col] is not None:
+            keep &= chunk[col].isin(filters[col])
+    for col in ("model", "decoding", "repetition_penalty"):  # machine-only properties
+        if filters[col] is not None:
+            keep &= chunk[col].isin(filters[col]) | (human & include_human)
+    if not include_human:
+        keep &= ~human
+    return chunk[keep]
+
+
+def _sample(kept: pd.DataFrame, n: int) -> pd.DataFrame:
+    """At most ``n`` rows per label: those with the smallest random keys."""
+    return kept.sort_values("_key", kind="stable").groupby("label", sort=False).head(n)
+
+
+def _resolve_path(path, split, include_adversarial, download_ok, source) -> Path:
+    if path is not None:
+        if not isinstance(path, (str, Path)):
+            raise TypeError(f"path must be a str or Path, got {type(path).__name__}")
+        p = Path(path).expanduser()
+        if not p.is_file():
+            raise FileNotFoundError(f"no RAID CSV at {p}")
+        return p
+    fname = raid_filename(split, include_adversarial)
+    cached = cache_dir("raid") / fname
+    if cached.is_file():
+        return cached
+    if source == "hub" and (cache_dir("raid") / "hub" / fname).is_file():
+        return cache_dir("raid") / "hub" / fname
+    if not download_ok:
+        size = SIZES[(split, include_adversarial)]
+        raise DatasetUnavailable(
+            f"RAID {fname} is not in the cache ({cached}); pass download=True to fetch it ({size}) "
+            f"from {RAID_URL} (or source='hub' for {RAID_HUB_REPO}), or path= a local copy"
+        )
+    return download_raid(split, include_adversarial, source=source)
+
+
+def load_raid(path: str | Path | None = None, *, split: str = "train", include_adversarial: bool = True,
+              download: bool = False, source: str = "raid", domain=None, model=None, decoding=None,
+              repetition_penalty=None, attack=None, include_human: bool = True, n: int | None = None,
+              seed: int = 0, chunksize: int = 100_000) -> pd.DataFrame:
+    """RAID rows in our schema (RAID's columns + ``label``), filtered while reading.
+
+    ``path``: a local RAID-format CSV; else the split from the cache, downloaded
+    first when ``download=True``. Filters take a value or a list of values;
+    ``model``, ``decoding`` and ``repetition_penalty`` select machine rows and keep
+    the human rows (``model == "human"``) unless ``include_human=False``;
+    ``domain`` and ``attack`` apply to all rows. ``n`` keeps at most ``n`` rows per
+    label, sampled uniformly with ``seed`` without holding the file in memory.
+    """
+    if source not in SOURCES:
+        raise ValueError(f"unknown RAID source {source!r}; choose from {list(SOURCES)}")
+    filters = {k: _values(k, v) for k, v in
+               dict(domain=domain, model=model, decoding=decoding, repetition_penalty=repetition_penalty,
+                    attack=attack).items()}
+    if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
+        raise ValueError(f"n must be a positive int, got {n!r}")
+    if isinstance(chunksize, bool) or not isinstance(chunksize, int) or chunksize < 1:
+        raise ValueError(f"chunksize must be a positive int, got {chunksize!r}")
+    csv = _resolve_path(path, split, include_adversarial, download, source)
+    rng = np.random.default_rng(seed)
+    parts, kept, offset = [], None, 0
+    with pd.read_csv(csv, chunksize=chunksize, dtype=str, keep_default_na=False, na_values=[""]) as reader:
+        for chunk in reader:
+            if offset == 0:
+                missing = [c for c in ("id", "model", "attack", "domain", "generation") if c not in chunk.columns]
+                if missing:
+                    raise ValueError(
+                        f"{csv} lacks RAID column(s) {missing} (RAID's test split is unlabelled); "
+                        f"it has {list(chunk.columns)}"
+                    )
+            chunk["_row"] = np.arange(offset, offset + len(chunk))
+            offset += len(chunk)
+            chunk = _filter(chunk, filters, include_human)
+            chunk["label"] = np.where(chunk["model"] == "human", "human", "machine")
+            if n is None:
+                parts.append(chunk)
+                continue
+            chunk["_key"] = rng.random(len(chunk))
+            kept = _sample(chunk if kept is None else pd.concat([kept, chunk]), n)
+    if n is not None:
+        parts = [kept] if kept is not None else []
+    if not parts:
+        raise ValueError(f"{csv} has no rows")
+    df = pd.concat(parts).sort_values("_row").drop(columns=[c for c in ("_row", "_key") if c in parts[0]])
+    for col in ("source_id", "decoding", "repetition_penalty", "title", "prompt"):
+        if col not in df.columns:
+            df[col] = None
+    df["generation"] = df["generation"].fillna("")
+    df = df.astype(object).where(df.notna(), None)
+    return validate_rows(df.reset_index(drop=True))
+

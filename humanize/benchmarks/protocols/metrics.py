@@ -1,0 +1,172 @@
+"""Detection figures from scores: AUROC, TPR at a fixed FPR, classification at the
+calibrated threshold, and attack success rate.
+
+Scores are higher = more machine-like; labels 1/"machine" and 0/"human".
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.metrics import accuracy_score, f1_score, precision_score, recall_score, roc_auc_score
+
+from ._inputs import as_domains, as_labels, as_scores, check_fpr, check_same_length
+from .thresholds import DEFAULT_TOLERANCE, Calibration, ThresholdResult, calibrate
+
+
+def auroc(scores, labels) -> float:
+    """Area under the ROC curve (scikit-learn), machine = positive class (TH-Bench's AUC)."""
+    s = as_scores(scores)
+    y = as_labels(labels)
+    check_same_length(s, y, "scores", "labels")
+    present = set(np.unique(y).tolist())
+    if present != {0, 1}:
+        missing = "human" if 0 not in present else "machine"
+        raise ValueError(f"AUROC needs both human and machine texts; no {missing} texts were given")
+    return float(roc_auc_score(y, s))
+
+
+def _split(scores, labels, domains):
+    s = as_scores(scores)
+    y = as_labels(labels)
+    check_same_length(s, y, "scores", "labels")
+    d = as_domains(domains, len(s))
+    return s, y, d
+
+
+@dataclass(frozen=True)
+class TPRAtFPRResult:
+    """TPR on machine text at thresholds calibrated on human text.
+
+    ``value`` is NaN when the target FPR was not reached (ties among human
+    scores); ``tpr_at_achieved_fpr`` is the TPR at the conservative threshold
+    actually used, whose FPR is ``achieved_fpr``.
+    """
+
+    value: float
+    tpr_at_achieved_fpr: float
+    target_fpr: float
+    achieved_fpr: float
+    reached: bool
+    n_machine: int
+    n_human: int
+    calibration: Calibration
+
+
+class TPRAtFPR:
+    """TPR at a fixed FPR (RAID's "accuracy at FPR"; Section 5.2, Appendix C).
+
+    The threshold is the exact empirical quantile of the human scores (see
+    :mod:`.thresholds`), per domain when ``per_domain`` and domains are given.
+    Call it: ``TPRAtFPR(fpr=0.05)(scores, labels, domains)`` -> :class:`TPRAtFPRResult`.
+    """
+
+    def __init__(self, fpr: float = 0.05, per_domain: bool = True, tolerance: float = DEFAULT_TOLERANCE):
+        self.fpr = fpr
+        self.per_domain = per_domain
+        self.tolerance = tolerance
+        check_fpr(self.fpr)
+
+    def get_params(self) -> dict:
+        return {"fpr": self.fpr, "per_domain": self.per_domain, "tolerance": self.tolerance}
+
+    def __repr__(self) -> str:
+        return "TPRAtFPR(" + ", ".join(f"{k}={v!r}" for k, v in self.get_params().items()) + ")"
+
+    def __call__(self, scores, labels, domains=None) -> TPRAtFPRResult:
+        s, y, d = _split(scores, labels, domains)
+        human, machine = y == 0, y == 1
+        if not machine.any():
+            raise ValueError("TPR needs machine texts; none were given")
+        cal = calibrate(s[human], self.fpr, None if d is None else d[human],
+                        per_domain=self.per_domain, tolerance=self.tolerance)
+        return tpr_at_calibration(s[machine], cal, None if d is None else d[machine])
+
+
+def tpr_at_calibration(machine_scores, calibration: Calibration, domains=None) -> TPRAtFPRResult:
+    """TPR of ``machine_scores`` at an existing calibration (e.g. thresholds from clean text)."""
+    s = as_scores(machine_scores, "machine_scores")
+    if len(s) == 0:
+        raise ValueError("TPR needs machine texts; none were given")
+    tpr = float(np.mean(calibration.predict(s, domains)))
+    reached = calibration.reached
+    return TPRAtFPRResult(tpr if reached else math.nan, tpr, calibration.target_fpr, calibration.achieved_fpr,
+                          reached, len(s), calibration.n_human, calibration)
+
+
+def accuracy_at_fpr(scores, labels, domains=None, fpr: float = 0.05, per_domain: bool = True,
+                    tolerance: float = DEFAULT_TOLERANCE) -> float:
+    """RAID's "accuracy at FPR" (Section 5.2, Appendix C): the fraction of *machine*
+    texts detected at thresholds calibrated per domain on human text to ``fpr``.
+
+    It is a TPR, not the usual accuracy over both classes (see
+    :func:`classification_at_fpr` for that). NaN when the target FPR cannot be
+    reached; use :class:`TPRAtFPR` to see why.
+    """
+    return TPRAtFPR(fpr, per_domain, tolerance)(scores, labels, domains).value
+
+
+def binary_metrics(labels, predictions) -> dict:
+    """Accuracy, precision, recall and F1 (scikit-learn), machine = positive class."""
+    y = as_labels(labels)
+    p = np.asarray(predictions, dtype=bool).astype(np.int64)
+    check_same_length(y, p, "labels", "predictions")
+    return {
+        "accuracy": float(accuracy_score(y, p)),
+        "precision": float(precision_score(y, p, zero_division=np.nan)),
+        "recall": float(recall_score(y, p, zero_division=np.nan)),
+        "f1": float(f1_score(y, p, zero_division=np.nan)),
+    }
+
+
+def classification_at_fpr(scores, labels, domains=None, fpr: float = 0.05, per_domain: bool = True,
+                          tolerance: float = DEFAULT_TOLERANCE) -> dict:
+    """TH-Bench's accuracy / precision / recall / F1 at the threshold calibrated on the
+    human scores to ``fpr`` (per domain as in RAID App. C).
+
+    Returns those four plus ``reached`` and ``achieved_fpr``; the four are NaN when
+    the target FPR was not reached. Precision is NaN when nothing is flagged.
+    """
+    s, y, d = _split(scores, labels, domains)
+    human = y == 0
+    cal = calibrate(s[human], fpr, None if d is None else d[human], per_domain=per_domain, tolerance=tolerance)
+    out = binary_metrics(y, cal.predict(s, d))
+    if not cal.reached:
+        out = {k: math.nan for k in out}
+    return {**out, "reached": cal.reached, "achieved_fpr": cal.achieved_fpr}
+
+
+def _predict(scores, threshold, domains) -> np.ndarray:
+    if isinstance(threshold, Calibration):
+        return threshold.predict(scores, domains)
+    if isinstance(threshold, ThresholdResult):
+        return threshold.predict(scores)
+    if isinstance(threshold, (bool, np.bool_)) or not isinstance(threshold, (int, float, np.number)):
+        raise TypeError(
+            f"threshold must be a number, a ThresholdResult or a Calibration, got {type(threshold).__name__}"
+        )
+    if math.isnan(threshold):
+        raise ValueError("threshold is NaN")
+    return as_scores(scores) > float(threshold)
+
+
+def attack_success_rate(clean_scores, attacked_scores, threshold, domains=None) -> float:
+    """Fraction of machine texts detected before the attack that are missed after it.
+
+    ``clean_scores[i]`` and ``attacked_scores[i]`` are the same machine text before
+    and after the attack; a text is detected iff ``score > threshold`` (a number,
+    a :class:`ThresholdResult`, or a :class:`Calibration` with the texts'
+    ``domains``), the threshold being calibrated on clean human text. NaN when
+    no clean text was detected (the rate is undefined).
+    """
+    c = as_scores(clean_scores, "clean_scores")
+    a = as_scores(attacked_scores, "attacked_scores")
+    check_same_length(c, a, "clean_scores", "attacked_scores")
+    before = _predict(c, threshold, domains)
+    after = _predict(a, threshold, domains)
+    n_before = int(before.sum())
+    if n_before == 0:
+        return math.nan
+    return float(np.count_nonzero(before & ~after) / n_before)

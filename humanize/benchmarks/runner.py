@@ -1,0 +1,261 @@
+"""The benchmark runner: attack, score, measure, evaluate; resumable and cached by content.
+
+One call, :func:`run`, does what ``humanize-bench run`` does:
+
+1. load the dataset rows and sample ``n`` machine and ``n`` human texts (seeded);
+   split source documents into a train part (to fit learnable detectors on clean
+   texts) and a test part (everything is evaluated on the test part);
+2. attack every test machine text with every configured attack (each θ of a
+   sweep), measuring time and memory per document with :class:`humanize.cost.CostMeter`;
+3. score clean human, clean machine and attacked texts with every detector;
+4. measure quality (perplexity, cosine, ROUGE-L, Flesch, edit rates) per attack;
+5. apply the protocols (:func:`humanize.benchmarks.protocols.evaluate`) and store
+   the tables.
+
+Every finished batch is committed to the SQLite store before the next starts,
+keyed by content, so a run killed at any point resumes where it stopped, and a
+second run of the same configuration does no model work at all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from humanize import attacks as attack_registry
+from humanize import detectors as detector_registry
+
+from .config import RunConfig
+from .datasets import load_dataset
+from .store import ResultsStore, canonical_key, text_hash
+
+CLEAN = "none"
+
+
+@dataclass
+class RunResult:
+    run_id: str
+    tables: dict[str, pd.DataFrame]
+    store: str
+    work: dict  # how much was computed (not taken from the cache) in this call
+
+    @property
+    def metrics(self) -> pd.DataFrame:
+        return self.tables["metrics"]
+
+
+def _progress(iterable, total: int, desc: str, enabled: bool):
+    if not enabled:
+        return iterable
+    from tqdm.auto import tqdm
+
+    return tqdm(iterable, total=total, desc=desc, leave=False)
+
+
+def _batches(seq: list, size: int) -> list[list]:
+    return [seq[i : i + size] for i in range(0, len(seq), size)]
+
+
+def _in_train(source_id: str, seed: int, fraction: float) -> bool:
+    h = hashlib.blake2b(f"{seed}/{source_id}".encode(), digest_size=8).digest()
+    return int.from_bytes(h, "little") / 2**64 < fraction
+
+
+def sample_rows(config: RunConfig) -> pd.DataFrame:
+    """The clean human and machine rows of the run, with a ``split`` column (train/test)."""
+    df = load_dataset(config.dataset, **config.filters)
+    df = df[df["attack"].fillna(CLEAN).isin([CLEAN])].copy()
+    df = df[df["generation"].map(lambda t: isinstance(t, str))]
+    parts = []
+    for label in ("machine", "human"):
+        part = df[df["label"] == label]
+        if config.n is not None and len(part) > config.n:
+            part = part.sample(n=config.n, random_state=config.seed)
+        parts.append(part)
+    rows = pd.concat(parts).sort_values(["label", "id"]).reset_index(drop=True)
+    if rows.empty:
+        raise ValueError(f"dataset {config.dataset!r} with filters {config.filters} has no clean rows")
+    if "split" not in rows.columns or rows["split"].isna().all():
+        rows["split"] = [
+            "train" if _in_train(str(s), config.seed, config.train_fraction) else "test" for s in rows["source_id"]
+        ]
+    rows["text_hash"] = rows["generation"].map(text_hash)
+    return rows
+
+
+def _attack_key(attack) -> str:
+    return canonical_key(attack.name, attack.get_params())
+
+
+def _run_attacks(config: RunConfig, store: ResultsStore, machine: pd.DataFrame, progress: bool, work: dict):
+    """Attack outputs per attack label: DataFrame (id, input_hash, text, text_hash, costs...)."""
+    from humanize.cost import CostMeter
+
+    outputs = {}
+    texts = dict(zip(machine["text_hash"], machine["generation"]))
+    for spec in config.attacks:
+        for label, params in spec.expand():
+            attack = attack_registry.get(spec.name, **{"seed": config.seed, **params})
+            key = _attack_key(attack)
+            have = store.attack_outputs(key, list(texts))
+            todo = [h for h in texts if h not in have]
+            batches = _batches(todo, config.batch_size)
+            for batch in _progress(batches, len(batches), f"attack {label}", progress):
+                meter = CostMeter()
+                rows = []
+                for h in batch:
+                    with meter.measure(doc_id=h, attack=label) as m:
+                        result = attack.apply(texts[h])
+                        info = dict(result.info)
+                        m.add(queries=info.get("queries"), llm_tokens=info.get("lm_tokens"))
+                    m.count_input(texts[h])
+                    m.count_output(result.text)
+                    rec = m.record
+                    rows.append(dict(
+                        input_hash=h, output=result.text, edits=[list(e) for e in result.edits], info=info,
+                        wall_s=rec.get("wall_s"), cpu_s=rec.get("cpu_s"), peak_rss_mb=rec.get("peak_rss_mb"),
+                        peak_gpu_mb=rec.get("gpu_peak_mb"), tokens_in=m.counts.get("tokens_in"),
+                        tokens_out=m.counts.get("tokens_out"), queries=m.counts.get("queries"),
+                    ))
+                store.put_attack_outputs(key, rows)
+                work["attacked"] += len(rows)
+            have = store.attack_outputs(key, list(texts))
+            frame = machine[["id", "domain", "text_hash", "generation"]].rename(
+                columns={"text_hash": "input_hash", "generation": "original"}
+            ).copy()
+            frame["text"] = [have[h]["output"] for h in frame["input_hash"]]
+            frame["text_hash"] = frame["text"].map(text_hash)
+            for col in ("wall_s", "cpu_s", "peak_rss_mb", "peak_gpu_mb", "tokens_in", "queries"):
+                frame[col] = [have[h][col] for h in frame["input_hash"]]
+            frame["n_edits"] = [len(have[h]["edits"]) for h in frame["input_hash"]]
+            frame["attack"] = label
+            frame["attack_name"] = spec.name
+            frame["rate"] = getattr(attack, "rate", math.nan)
+            frame["attack_key"] = key
+            outputs[label] = frame
+    return outputs
+
+
+def _detector_key(detector, train: pd.DataFrame | None) -> str:
+    key = canonical_key(detector.name, detector.get_params())
+    if train is not None:
+        digest = hashlib.blake2b(digest_size=12)
+        for h, lab in sorted(zip(train["text_hash"], train["label"])):
+            digest.update(f"{h}:{lab};".encode())
+        key += f"|train={digest.hexdigest()}"
+    return key
+
+
+def _score_all(config: RunConfig, store: ResultsStore, texts: dict[str, str], train: pd.DataFrame,
+               progress: bool, work: dict) -> dict[str, dict[str, float]]:
+    scores = {}
+    for spec in config.detectors:
+        detector = detector_registry.get(spec.name, **spec.params)
+        if config.device is not None and "device" in detector.get_params() and "device" not in spec.params:
+            detector.device = config.device
+        fit_on = train if detector.learnable else None
+        key = _detector_key(detector, fit_on)
+        have = store.scores(key, list(texts))
+        todo = [h for h in texts if h not in have]
+        if todo and detector.learnable:
+            if train.empty or train["label"].nunique() < 2:
+                raise ValueError(f"detector {spec.name!r} must be fit, but the train split lacks human or machine rows")
+            detector.fit(train["generation"].tolist(), train["label"].tolist())
+            work["fitted"] += 1
+        # length-sorted batches keep padding low for model detectors
+        todo.sort(key=lambda h: len(texts[h]))
+        batches = _batches(todo, max(config.batch_size, 1) * 4)
+        for batch in _progress(batches, len(batches), f"score {spec.name}", progress):
+            values = np.asarray(detector.score([texts[h] for h in batch]), dtype=float)
+            store.put_scores(key, zip(batch, values.tolist()))
+            work["scored"] += len(batch)
+        scores[spec.name] = store.scores(key, list(texts))
+    return scores
+
+
+def _quality(config: RunConfig, store: ResultsStore, outputs: dict[str, pd.DataFrame], progress: bool,
+             work: dict) -> pd.DataFrame:
+    frames = []
+    meter = None
+    for label, frame in outputs.items():
+        key = frame["attack_key"].iloc[0] + "|quality=" + str((config.quality_lm, config.quality_encoder))
+        have = store.quality(key, frame["input_hash"].tolist())
+        todo = frame[~frame["input_hash"].isin(have)]
+        batches = _batches(list(range(len(todo))), config.batch_size * 4)
+        for idx in _progress(batches, len(batches), f"quality {label}", progress):
+            if meter is None:
+                from humanize.quality import QualityMeter
+
+                kwargs = {}
+                if config.quality_lm:
+                    kwargs["lm"] = config.quality_lm
+                if config.quality_encoder:
+                    kwargs["encoder"] = config.quality_encoder
+                meter = QualityMeter(**kwargs)
+            part = todo.iloc[idx]
+            table = meter.score(part["original"].tolist(), part["text"].tolist())
+            records = table.to_dict(orient="records")
+            store.put_quality(key, zip(part["input_hash"], records))
+            work["quality"] += len(part)
+        have = store.quality(key, frame["input_hash"].tolist())
+        q = pd.DataFrame([have[h] for h in frame["input_hash"]])
+        q.insert(0, "attack", label)
+        q.insert(1, "id", frame["id"].to_numpy())
+        q["rate"] = frame["rate"].to_numpy()
+        frames.append(q)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def run(config: RunConfig, *, progress: bool = True) -> RunResult:
+    """Run a benchmark configuration; see the module docstring for the steps."""
+    from .protocols import evaluate
+
+    config.validate()
+    run_id = hashlib.blake2b(config.key().encode(), digest_size=8).hexdigest()
+    work = {"attacked": 0, "scored": 0, "quality": 0, "fitted": 0}
+    with ResultsStore(config.db) as store:
+        store.start_run(run_id, config.to_dict())
+        rows = sample_rows(config)
+        test = rows[rows["split"] == "test"]
+        train = rows[rows["split"] == "train"]
+        machine = test[test["label"] == "machine"]
+        human = test[test["label"] == "human"]
+        if machine.empty or human.empty:
+            raise ValueError("the test split needs both human and machine texts; raise n or lower train_fraction")
+
+        outputs = _run_attacks(config, store, machine, progress, work)
+        texts = dict(zip(test["text_hash"], test["generation"]))
+        for frame in outputs.values():
+            texts.update(zip(frame["text_hash"], frame["text"]))
+        scores = _score_all(config, store, texts, train, progress, work)
+
+        long_rows = []
+        base = test[["id", "label", "domain", "text_hash"]].assign(attack=CLEAN, adv_source_id=test["id"])
+        attacked = [
+            f[["id", "domain", "text_hash", "attack"]].assign(label="machine", adv_source_id=f["id"])
+            for f in outputs.values()
+        ]
+        every = pd.concat([base, *attacked], ignore_index=True)
+        for det, by_hash in scores.items():
+            part = every.copy()
+            part["detector"] = det
+            part["score"] = part["text_hash"].map(by_hash)
+            long_rows.append(part)
+        score_table = pd.concat(long_rows, ignore_index=True).drop(columns=["text_hash"])
+        metrics = evaluate(score_table, fprs=config.fprs, per_domain=config.per_domain, pair_key="adv_source_id",
+                           nan_policy="omit")
+        cost = pd.concat(
+            [f[["attack", "id", "rate", "wall_s", "cpu_s", "peak_rss_mb", "peak_gpu_mb", "tokens_in", "queries",
+                "n_edits"]].assign(chars_in=f["original"].str.len(), words_in=f["original"].str.split().str.len())
+             for f in outputs.values()],
+            ignore_index=True,
+        )
+        tables = {"metrics": metrics, "scores": score_table, "cost": cost}
+        if config.quality:
+            tables["quality"] = _quality(config, store, outputs, progress, work)
+        store.finish_run(run_id, tables)
+    return RunResult(run_id, tables, str(config.db), work)

@@ -1,0 +1,374 @@
+"""Per-text statistics of a causal LM, shared by every metric detector.
+
+One forward pass per text yields everything the metric detectors need
+(RAID Section 5 / Appendix F.1; TH-Bench Section 2.1): for each scored token
+``x_t`` its log-probability ``log p(x_t | x_<t)``, its 1-based rank among the
+vocabulary, the entropy of ``p(. | x_<t)`` and, for Fast-DetectGPT (Bao et al.,
+2024, analytic form) and Binoculars (Hans et al., 2024), the mean and variance
+of ``log p(v | x_<t)`` for ``v`` drawn from a reference distribution ``q``
+(``q = p`` when no reference model is given).
+
+Texts are encoded by :func:`humanize.models.scoring.encode_for_scoring` (the
+tokenizer's BOS is prepended when it has one, so the first token of the text is
+scored too); only the first ``max_tokens`` tokens of a text are scored (512 by
+default, as in Binoculars). Uncached texts run in length-sorted, right-padded
+batches under ``torch.inference_mode()``. Results are kept in a bounded
+per-process LRU cache keyed by (model identity, reference identity,
+max_tokens, text hash), so detectors that share a scoring model cost one
+forward pass per text in total.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+import numpy as np
+
+__all__ = [
+    "TextStatistics", "LMStatistics", "check_same_tokenizer", "clear_cache", "cache_info", "set_cache_size",
+    "DEFAULT_MAX_TOKENS", "DEFAULT_CACHE_SIZE",
+]
+
+DEFAULT_MAX_TOKENS = 512
+DEFAULT_CACHE_SIZE = 4096
+#: fp32 logits of one batch are kept near this many bytes when ``batch_tokens`` is None.
+_BATCH_LOGIT_BYTES = 512 * 2**20
+
+
+@dataclass(frozen=True, eq=False)
+class TextStatistics:
+    """Statistics of the scored tokens of one text (arrays of equal length ``n_tokens``).
+
+    ``expected_logprob[t] = E_{v~q}[log p(v | x_<t)]`` and ``logprob_var[t] =
+    Var_{v~q}[log p(v | x_<t)]`` where ``p`` is the scoring model and ``q`` the
+    reference model (``q = p``, i.e. ``expected_logprob = -entropy``, without one).
+    """
+
+    token_ids: np.ndarray
+    logprob: np.ndarray
+    rank: np.ndarray
+    entropy: np.ndarray
+    expected_logprob: np.ndarray
+    logprob_var: np.ndarray
+    #: True when the text had more than ``max_tokens`` tokens and was cut.
+    truncated: bool
+
+    @property
+    def n_tokens(self) -> int:
+        return int(self.token_ids.shape[0])
+
+
+class _StatisticsCache:
+    """A thread-safe LRU of TextStatistics, bounded by entry count."""
+
+    def __init__(self, maxsize: int):
+        self.maxsize = maxsize
+        self._data: "OrderedDict[tuple, TextStatistics]" = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = self.misses = self.forward_texts = self.forward_batches = 0
+
+    def get(self, key):
+        with self._lock:
+            value = self._data.get(key)
+            if value is None:
+                self.misses += 1
+            else:
+                self.hits += 1
+                self._data.move_to_end(key)
+            return value
+
+    def put(self, key, value) -> None:
+        with self._lock:
+            if self.maxsize == 0:
+                return
+            self._data[key] = value
+            self._data.move_to_end(key)
+            while len(self._data) > self.maxsize:
+                self._data.popitem(last=False)
+
+    def resize(self, maxsize: int) -> None:
+        with self._lock:
+            self.maxsize = maxsize
+            while len(self._data) > maxsize:
+                self._data.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+            self.hits = self.misses = self.forward_texts = self.forward_batches = 0
+
+
+_CACHE = _StatisticsCache(DEFAULT_CACHE_SIZE)
+
+
+def clear_cache() -> None:
+    """Forget every cached statistic (and reset the counters of :func:`cache_info`)."""
+    _CACHE.clear()
+
+
+def cache_info() -> dict:
+    """``hits``, ``misses``, ``size``, ``maxsize``, and how many texts/batches went through a model."""
+    return {"hits": _CACHE.hits, "misses": _CACHE.misses, "size": len(_CACHE._data), "maxsize": _CACHE.maxsize,
+            "forward_texts": _CACHE.forward_texts, "forward_batches": _CACHE.forward_batches}
+
+
+def set_cache_size(maxsize: int) -> None:
+    """Bound the cache to ``maxsize`` texts per (model, reference, max_tokens); 0 disables it."""
+    if isinstance(maxsize, bool) or not isinstance(maxsize, (int, np.integer)):
+        raise TypeError(f"cache size must be an int, got {type(maxsize).__name__}")
+    if maxsize < 0:
+        raise ValueError(f"cache size must be >= 0, got {maxsize}")
+    _CACHE.resize(int(maxsize))
+
+
+def _model_key(lm) -> tuple:
+    return (lm.kind, lm.resolved, str(lm.device), str(lm.dtype), id(lm.model))
+
+
+def _text_key(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def check_same_tokenizer(a, b, what: str = "reference model and scoring model") -> None:
+    """Raise ValueError unless LoadedModels ``a`` and ``b`` have the same vocabulary (token -> id)."""
+    if a is b or a.tokenizer is b.tokenizer:
+        return
+    va, vb = a.tokenizer.get_vocab(), b.tokenizer.get_vocab()
+    if va == vb:
+        return
+    diff = sorted(set(va.items()) ^ set(vb.items()), key=lambda kv: kv[1])[:3]
+    raise ValueError(
+        f"the {what} must share a tokenizer: {a.resolved!r} has {len(va)} tokens, {b.resolved!r} has "
+        f"{len(vb)}, and they differ (e.g. {', '.join(f'{t!r}->{i}' for t, i in diff)}); "
+        f"pick two models of the same family (e.g. tiiuae/falcon-7b with tiiuae/falcon-7b-instruct)")
+
+
+def _check_positive_int(value, name: str, allow_none: bool = False) -> None:
+    if value is None and allow_none:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int{' or None' if allow_none else ''}, got {type(value).__name__}")
+    if value < 1:
+        raise ValueError(f"{name} must be >= 1, got {value}")
+
+
+class LMStatistics:
+    """Compute (or fetch from the cache) :class:`TextStatistics` for texts.
+
+    ``lm`` is the scoring model (a :class:`humanize.models.LoadedModel`);
+    ``reference`` an optional second causal LM with the same tokenizer whose
+    next-token distribution ``q`` weights ``expected_logprob``/``logprob_var``.
+    ``batch_tokens`` bounds rows x padded length of one forward batch (None:
+    about 512 MiB of fp32 logits). ``cache=False`` bypasses the shared cache.
+    """
+
+    def __init__(self, lm, *, reference=None, max_tokens: int = DEFAULT_MAX_TOKENS,
+                 batch_tokens: Optional[int] = None, cache: bool = True):
+        for m, label in ((lm, "lm"), (reference, "reference")):
+            if m is None and label == "reference":
+                continue
+            if not (hasattr(m, "model") and hasattr(m, "tokenizer") and hasattr(m, "resolved")):
+                raise TypeError(f"{label} must be a humanize.models.LoadedModel, got {type(m).__name__}")
+            if getattr(m, "kind", "causal_lm") != "causal_lm":
+                raise ValueError(f"{label} must be a causal LM, got a {m.kind} ({m.resolved})")
+        _check_positive_int(max_tokens, "max_tokens")
+        _check_positive_int(batch_tokens, "batch_tokens", allow_none=True)
+        if reference is not None and reference.model is lm.model:
+            reference = None  # the same network: q = p
+        if reference is not None:
+            check_same_tokenizer(reference, lm)
+        self.lm, self.reference = lm, reference
+        self.max_tokens, self.batch_tokens, self.cache = int(max_tokens), batch_tokens, bool(cache)
+
+    def _key(self, text_key: bytes, with_reference: bool = True) -> tuple:
+        ref = _model_key(self.reference) if (with_reference and self.reference is not None) else None
+        return (_model_key(self.lm), ref, self.max_tokens, text_key)
+
+    def compute(self, texts: Sequence[str]) -> list[TextStatistics]:
+        """Statistics of each text, in input order (identical texts are computed once)."""
+        texts = list(texts)
+        for i, t in enumerate(texts):
+            if not isinstance(t, str):
+                raise TypeError(f"texts must be str, item {i} is {type(t).__name__}")
+        keys = [_text_key(t) for t in texts]
+        found: dict[bytes, TextStatistics] = {}
+        todo: dict[bytes, str] = {}
+        for key, text in zip(keys, texts):
+            if key in found or key in todo:
+                continue
+            hit = _CACHE.get(self._key(key)) if self.cache else None
+            if hit is None:
+                todo[key] = text
+            else:
+                found[key] = hit
+        if todo:
+            found.update(self._run(list(todo.keys()), list(todo.values())))
+        return [found[k] for k in keys]
+
+    __call__ = compute
+
+    # -- the forward passes -------------------------------------------------------------------------
+
+    def _encode(self, texts: list[str]) -> tuple[list[list[int]], list[bool]]:
+        from humanize.models.scoring import encode_for_scoring
+
+        ids, _, has_bos = encode_for_scoring(self.lm, texts)
+        keep = self.max_tokens + (1 if has_bos else 0)
+        return [seq[:keep] for seq in ids], [len(seq) > keep for seq in ids]
+
+    def _batches(self, lengths: list[int]) -> list[list[int]]:
+        """Indices grouped into batches, longest first, rows x width <= batch_tokens."""
+        budget = self.batch_tokens
+        if budget is None:
+            vocab = int(getattr(self.lm.model.config, "vocab_size", 0) or 50_000)
+            if self.reference is not None:
+                vocab += int(getattr(self.reference.model.config, "vocab_size", 0) or 50_000)
+            budget = max(self.max_tokens + 1, _BATCH_LOGIT_BYTES // (4 * vocab))
+        order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
+        batches: list[list[int]] = []
+        for i in order:  # the first (longest) text of a batch sets its padded width
+            if batches and (len(batches[-1]) + 1) * lengths[batches[-1][0]] <= budget:
+                batches[-1].append(i)
+            else:
+                batches.append([i])
+        return batches
+
+    def _run(self, keys: list[bytes], texts: list[str]) -> dict[bytes, TextStatistics]:
+        import torch
+
+        ids, truncated = self._encode(texts)
+        out: dict[bytes, TextStatistics] = {}
+        runnable = [i for i, seq in enumerate(ids) if len(seq) >= 2]
+        for i in set(range(len(ids))) - set(runnable):  # nothing to score (e.g. an empty text)
+            out[keys[i]] = _empty(ids[i], truncated[i])
+        pad_id = getattr(self.lm.tokenizer, "pad_token_id", None) or 0
+        lengths = [len(ids[i]) for i in runnable]
+        with torch.inference_mode():
+            for batch in self._batches(lengths):
+                rows = [runnable[b] for b in batch]
+                width = max(len(ids[i]) for i in rows)
+                input_ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
+                mask = torch.zeros((len(rows), width), dtype=torch.long)
+                for r, i in enumerate(rows):
+                    input_ids[r, : len(ids[i])] = torch.as_tensor(ids[i], dtype=torch.long)
+                    mask[r, : len(ids[i])] = 1
+                logits = self._forward(self.lm, input_ids, mask)
+                ref_logits = self._forward(self.reference, input_ids, mask) if self.reference is not None else None
+                _CACHE.forward_texts += len(rows)
+                _CACHE.forward_batches += 1
+                targets = input_ids[:, 1:].to(logits.device)
+                for r, i in enumerate(rows):
+                    n = len(ids[i]) - 1
+                    target = targets[r, :n]
+                    own = _own_stats(logits[r, :n].float(), target)
+                    stats = TextStatistics(token_ids=np.asarray(ids[i][1:], dtype=np.int64), truncated=truncated[i],
+                                           **own)
+                    if self.cache and self.reference is not None:
+                        # the scoring and reference models' own statistics come for free
+                        _CACHE.put(self._key(keys[i], with_reference=False), stats)
+                        ref_own = _own_stats(ref_logits[r, :n].float(), target.to(ref_logits.device))
+                        _CACHE.put((_model_key(self.reference), None, self.max_tokens, keys[i]),
+                                   TextStatistics(token_ids=stats.token_ids, truncated=truncated[i], **ref_own))
+                    if ref_logits is not None:
+                        mean, var = _cross_stats(ref_logits[r, :n].float().to(logits.device), logits[r, :n].float())
+                        stats = TextStatistics(token_ids=stats.token_ids, logprob=stats.logprob, rank=stats.rank,
+                                               entropy=stats.entropy, expected_logprob=mean, logprob_var=var,
+                                               truncated=truncated[i])
+                    if self.cache:
+                        _CACHE.put(self._key(keys[i]), stats)
+                    out[keys[i]] = stats
+        return out
+
+    @staticmethod
+    def _forward(lm, input_ids, mask):
+        device = lm.device
+        return lm.model(input_ids=input_ids.to(device), attention_mask=mask.to(device), use_cache=False).logits
+
+
+def _empty(ids: list[int], truncated: bool) -> TextStatistics:
+    z = np.zeros(0)
+    return TextStatistics(token_ids=np.asarray(ids[1:], dtype=np.int64)[:0], logprob=z, rank=z.astype(np.int64),
+                          entropy=z, expected_logprob=z, logprob_var=z, truncated=truncated)
+
+
+def _own_stats(logits, target) -> dict:
+    """Log-prob, 1-based rank, entropy and mean/variance of log p under p itself, per position."""
+    import torch
+
+    lse = torch.logsumexp(logits, dim=-1)
+    logp = logits - lse.unsqueeze(-1)
+    observed = logits.gather(-1, target.unsqueeze(-1))
+    rank = 1 + (logits > observed).sum(-1)  # ties count in the token's favour
+    p = logp.exp()
+    plogp = torch.where(p > 0, p * logp, torch.zeros_like(p))
+    mean = plogp.sum(-1)
+    second = torch.where(p > 0, plogp * logp, torch.zeros_like(p)).sum(-1)
+    var = (second - mean * mean).clamp_min(0)
+    def out(t):
+        return t.double().cpu().numpy()
+
+    return dict(logprob=out(observed.squeeze(-1) - lse), rank=rank.cpu().numpy().astype(np.int64),
+                entropy=out(-mean), expected_logprob=out(mean), logprob_var=out(var))
+
+
+def _cross_stats(ref_logits, logits) -> tuple[np.ndarray, np.ndarray]:
+    """E_q[log p] and Var_q[log p] per position; vocabularies cut to the shorter one (as Fast-DetectGPT does)."""
+    import torch
+
+    v = min(ref_logits.shape[-1], logits.shape[-1])
+    q = torch.softmax(ref_logits[:, :v], dim=-1)
+    logp = torch.log_softmax(logits[:, :v], dim=-1)
+    qlogp = torch.where(q > 0, q * logp, torch.zeros_like(q))
+    mean = qlogp.sum(-1)
+    second = torch.where(q > 0, qlogp * logp, torch.zeros_like(q)).sum(-1)
+    var = (second - mean * mean).clamp_min(0)
+    return mean.double().cpu().numpy(), var.double().cpu().numpy()
+
+
+# -- helpers for the detectors built on these statistics ------------------------------------------------
+
+
+def check_model_arg(value, name: str) -> None:
+    """A model argument is a name (alias, hub id), a path, or an already loaded causal LM."""
+    import os
+
+    if hasattr(value, "model") and hasattr(value, "tokenizer") and hasattr(value, "resolved"):
+        return
+    if isinstance(value, os.PathLike):
+        return
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a model name, a path or a LoadedModel, got {type(value).__name__}")
+    if not value.strip():
+        raise ValueError(f"{name} is an empty string; give a packaged alias, hub id or model directory")
+
+
+def load_lm(value, device=None, dtype=None):
+    """The LoadedModel for a model argument (loaded once per process by humanize.models)."""
+    if hasattr(value, "model") and hasattr(value, "tokenizer") and hasattr(value, "resolved"):
+        if getattr(value, "kind", "causal_lm") != "causal_lm":
+            raise ValueError(f"a causal LM is needed, got a {value.kind} ({value.resolved})")
+        return value
+    from humanize.models import load_causal_lm
+
+    return load_causal_lm(value, device=device, dtype=dtype)
+
+
+def describe_lm(lm) -> dict:
+    """What produced a score: the name asked for and the model actually loaded."""
+    return {"name": str(lm.name), "resolved": str(lm.resolved), "device": str(lm.device), "dtype": str(lm.dtype),
+            "source": str(getattr(lm, "source", ""))}
+
+
+def warn_unscored(detector: str, stats: Sequence[TextStatistics]) -> None:
+    """Warn once per call when some texts have no token to score (their scores are NaN)."""
+    import warnings
+
+    empty = [i for i, s in enumerate(stats) if s.n_tokens == 0]
+    if empty:
+        shown = ", ".join(map(str, empty[:10])) + (", ..." if len(empty) > 10 else "")
+        warnings.warn(f"{detector}: {len(empty)} of {len(stats)} texts have no token to score (empty text); "
+                      f"their scores are NaN (indices {shown})", RuntimeWarning, stacklevel=3)

@@ -1,0 +1,64 @@
+"""The command line: help on every command, clear errors, the commands run."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from humanize.cli.main import build_parser, main
+
+COMMANDS = ["demo", "run", "report", "plot", "tour", "attack", "list"]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_has_help(command, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main([command, "--help"])
+    assert exit_.value.code == 0
+    assert "usage: humanize-bench " + command in capsys.readouterr().out
+
+
+def test_console_script_is_installed():
+    out = subprocess.run([sys.executable, "-m", "humanize.cli.main", "--help"], capture_output=True, text=True)
+    assert out.returncode == 0 and "humanize-bench" in out.stdout
+
+
+def test_attack_command_prints_text_and_exact_edits(capsys):
+    assert main(["attack", "homoglyph:rate=1.0", "Hello", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["text"] == "Неllо" or data["text"].startswith("Н")
+    assert data["attack"] == "homoglyph" and data["edits"]
+
+
+def test_unknown_names_fail_with_the_valid_names(capsys):
+    with pytest.raises(SystemExit, match="unknown attack 'homoglif'"):
+        main(["attack", "homoglif", "x"])
+    code = main(["run", "--attack", "homoglyph", "--detector", "nope", "--quiet"])
+    assert code == 2
+    assert "unknown detector 'nope'" in capsys.readouterr().err
+
+
+def test_list_commands(capsys):
+    for what in ("attacks", "detectors", "datasets"):
+        assert main(["list", what]) == 0
+    out = capsys.readouterr().out
+    assert "zero_width_space" in out and "log_likelihood" in out and "demo" in out
+
+
+def test_run_report_and_plot_from_the_shell(tmp_path, capsys):
+    db = str(tmp_path / "r.sqlite")
+    assert main(["run", "--attack", "upper_lower", "--attack", "homoglyph", "--detector", "tfidf_lr",
+                 "--n", "12", "--no-quality", "--db", db, "--quiet"]) == 0
+    assert "auroc" in capsys.readouterr().out
+    assert main(["report", "--db", db, "--out", str(tmp_path / "rep")]) == 0
+    assert (tmp_path / "rep" / "report.md").exists()
+    assert main(["plot", "--db", db, "--out", str(tmp_path / "plots"), "--format", "png"]) == 0
+    pngs = sorted(p.name for p in (tmp_path / "plots").glob("*.png"))
+    assert {"triangle.png", "heatmap_auroc.png", "cost_vs_length.png"} <= set(pngs)
+    with pytest.raises(SystemExit, match="no results database"):
+        main(["report", "--db", str(tmp_path / "none.sqlite")])
+
+
+def test_parser_builds():
+    assert build_parser().prog == "humanize-bench"
