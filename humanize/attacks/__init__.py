@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import importlib
 
-from .base import Attack, AttackResult, Edit, apply_edits, check_edits, document_rng
+from .base import (Attack, AttackResult, Edit, SiteAttack, apply_edits, check_edits, document_random, document_rng,
+                   document_seed)
 from .pipeline import Pipeline, compose_edits
 from .registry import RULE_BASED, available, get, register, resolve
 
@@ -38,11 +39,14 @@ __all__ = [
     "Edit",
     "Pipeline",
     "RULE_BASED",
+    "SiteAttack",
     "apply_edits",
     "available",
     "check_edits",
     "compose_edits",
+    "document_random",
     "document_rng",
+    "document_seed",
     "get",
     "register",
     "resolve",

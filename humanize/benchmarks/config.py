@@ -49,6 +49,7 @@ class RunConfig:
     quality: bool = True
     quality_lm: str | None = None  # None: the offline default (humanize.models.DEFAULT_CAUSAL_LM)
     quality_encoder: str | None = None
+    quality_params: dict = field(default_factory=dict)  # more QualityMeter arguments, e.g. max_length, stride
     fprs: tuple = (0.05, 0.01)
     per_domain: bool = True
     train_fraction: float = 0.5  # share of source documents used to fit learnable detectors
@@ -95,6 +96,16 @@ class RunConfig:
             unknown = sorted(set(spec.params) - set(valid))
             if unknown:
                 raise ConfigError(f"detector {spec.name!r} has no parameter(s) {unknown}; valid: {valid}")
+        if self.quality and self.quality_params:
+            import inspect
+
+            from humanize.quality import QualityMeter
+
+            valid = [p for p in inspect.signature(QualityMeter.__init__).parameters
+                     if p not in ("self", "lm", "encoder", "device")]
+            unknown = sorted(set(self.quality_params) - set(valid))
+            if unknown:
+                raise ConfigError(f"unknown [quality] key(s) {unknown}; valid: enabled, lm, encoder, {', '.join(valid)}")
         if not 0 < self.train_fraction < 1:
             raise ConfigError(f"train_fraction must be in (0, 1), got {self.train_fraction!r}")
         for f in self.fprs:
@@ -155,6 +166,7 @@ def config_from_dict(data: dict) -> RunConfig:
     cfg.quality = bool(q.get("enabled", True))
     cfg.quality_lm = q.get("lm")
     cfg.quality_encoder = q.get("encoder")
+    cfg.quality_params = {k: v for k, v in q.items() if k not in ("enabled", "lm", "encoder")}
     run = dict(data.get("run", {}))
     for key in ("seed", "device", "batch_size", "db", "per_domain", "train_fraction"):
         if key in run:
@@ -205,4 +217,7 @@ def demo_config(n: int = 40, seed: int = 0, db: str = "humanize-bench-out/demo.s
     return RunConfig(
         dataset="demo", n=n, seed=seed, attacks=[AttackSpec(a) for a in RULE_BASED],
         detectors=[DetectorSpec(d) for d in DEMO_DETECTORS], db=db,
+        # perplexity on 512-token windows (stride 384): zero-width-space texts run to thousands
+        # of tokens, and overlapping 1,024-token windows would triple the demo's time on a CPU
+        quality_params={"max_length": 512, "stride": 384},
     )

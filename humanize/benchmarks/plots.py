@@ -163,8 +163,8 @@ def plot_cost_vs_length(tables, out_dir, formats=FORMATS) -> list[Path]:
     t = cost_by_length(tables["cost"])
     fig, ax = plt.subplots(figsize=(6, 4))
     for attack, g in t.groupby("attack"):
-        ax.plot(g["bucket"].astype(str), g["wall_s_per_doc"] * 1e3, marker="o", label=attack)
-    ax.set_xlabel("input length (words, bucket)")
+        ax.plot(g["bucket"].astype(str), g["wall_ms_per_doc"], marker="o", label=attack)
+    ax.set_xlabel(f"input length ({'GPT-2 tokens' if t.attrs.get('length') == 'tokens_in' else 'words'}, bucket)")
     ax.set_ylabel("wall time per document (ms)")
     ax.set_yscale("log")
     ax.legend(fontsize=7, ncol=2)

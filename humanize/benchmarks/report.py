@@ -74,14 +74,23 @@ def cost_table(cost: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
-def cost_by_length(cost: pd.DataFrame, length_column: str = "words_in") -> pd.DataFrame:
-    """Mean wall time per document per input-length bucket (100, 200, ..., 1000+), per attack."""
+def cost_by_length(cost: pd.DataFrame, length_column: str | None = None) -> pd.DataFrame:
+    """Mean wall time per document per input-length bucket (TH-Bench: 100, 200, ..., 1000 tokens), per attack.
+
+    Lengths are the GPT-2 token counts the cost meter recorded (``tokens_in``), else words.
+    """
+    if length_column is None:
+        length_column = "tokens_in" if cost.get("tokens_in") is not None and cost["tokens_in"].notna().any() \
+            else "words_in"
     lengths = cost[length_column].astype(float)
     edges = [0, *LENGTH_BUCKETS[1:], np.inf]
     labels = [f"<={b}" for b in LENGTH_BUCKETS[1:]] + [f">{LENGTH_BUCKETS[-1]}"]
     bucket = pd.cut(lengths, bins=edges, labels=labels, right=True)
     t = cost.assign(bucket=bucket).groupby(["attack", "bucket"], observed=True)["wall_s"].agg(["mean", "size"])
-    return t.rename(columns={"mean": "wall_s_per_doc", "size": "docs"}).reset_index()
+    t = t.rename(columns={"mean": "wall_s_per_doc", "size": "docs"}).reset_index()
+    t.insert(2, "wall_ms_per_doc", t.pop("wall_s_per_doc") * 1e3)
+    t.attrs["length"] = length_column
+    return t
 
 
 def build_report(tables: dict[str, pd.DataFrame], fpr: float = 0.05) -> dict[str, pd.DataFrame]:

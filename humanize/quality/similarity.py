@@ -1,0 +1,63 @@
+"""Semantic similarity: cosine of sentence embeddings (TH-Bench Section 3.3, "CS").
+
+TH-Bench embeds the original and the attacked text with all-MiniLM-L6-v2
+and reports their cosine; the packaged alias ``all-minilm-l6-v2`` is that model.
+"""
+from __future__ import annotations
+
+import math
+from typing import Union
+
+import numpy as np
+
+from humanize.models import DEFAULT_SENTENCE_ENCODER, LoadedModel, load_sentence_encoder
+
+from ._common import as_text_list
+
+__all__ = ["semantic_similarity", "similarity_with_notes", "get_encoder"]
+
+
+def get_encoder(encoder: Union[str, LoadedModel], device=None) -> LoadedModel:
+    if isinstance(encoder, LoadedModel):
+        if encoder.kind != "sentence_encoder":
+            raise ValueError(f"semantic similarity needs a sentence encoder, got a {encoder.kind}")
+        return encoder
+    return load_sentence_encoder(encoder, device=device)
+
+
+def similarity_with_notes(originals, attacked, encoder: Union[str, LoadedModel] = DEFAULT_SENTENCE_ENCODER, *,
+                          batch_size: int = 32, device=None) -> tuple[np.ndarray, list[str], str]:
+    """Cosines, a reason for every NaN and the resolved encoder name."""
+    originals = as_text_list(originals, "originals")
+    attacked = as_text_list(attacked, "attacked")
+    if len(originals) != len(attacked):
+        raise ValueError(f"originals and attacked differ in length: {len(originals)} != {len(attacked)}")
+    enc = get_encoder(encoder, device)
+    unique = [t for t in dict.fromkeys(originals + attacked) if t]
+    emb = {}
+    if unique:
+        vecs = enc.model.encode(unique, batch_size=batch_size, convert_to_numpy=True,
+                                normalize_embeddings=True, show_progress_bar=False)
+        emb = dict(zip(unique, np.asarray(vecs, dtype=np.float64)))
+    values, notes = [], []
+    for a, b in zip(originals, attacked):
+        if not a or not b:
+            values.append(math.nan)
+            notes.append("empty original" if not a else "empty attacked text")
+        else:
+            values.append(float(np.clip(emb[a] @ emb[b], -1.0, 1.0)))
+            notes.append("")
+    return np.array(values, dtype=float), notes, enc.resolved
+
+
+def semantic_similarity(originals, attacked, encoder: Union[str, LoadedModel] = DEFAULT_SENTENCE_ENCODER, *,
+                        batch_size: int = 32, device=None):
+    """Cosine similarity of embeddings: a float for two str, an array for two sequences.
+
+    NaN when either text is empty.
+    """
+    single = isinstance(originals, str) and isinstance(attacked, str)
+    if single:
+        originals, attacked = [originals], [attacked]
+    values, _, _ = similarity_with_notes(originals, attacked, encoder, batch_size=batch_size, device=device)
+    return float(values[0]) if single else values
