@@ -22,8 +22,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 
 def demo_texts(n: int) -> list[str]:
     try:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import unicodedata
 from functools import lru_cache
+from typing import Callable
 
+import numpy as np
 import regex
 
 #: A word: letters/digits/underscore with inner apostrophes or hyphens ("don't", "well-known").
@@ -36,3 +38,19 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     # blingfire works on UTF-8 and cannot encode lone surrogates: stand them in, same length.
     _, offsets = blingfire.text_to_sentences_and_offsets(_SURROGATE_RE.sub("?", text))
     return [(int(a), int(b)) for a, b in offsets if b > a]
+
+
+def char_classes(text: str, ascii_table: np.ndarray, classify: Callable[[str], object]) -> np.ndarray:
+    """Per-character class flags as an array: ``ascii_table[code]`` for ASCII, ``classify(ch)`` otherwise.
+
+    Linear in the text: each distinct non-ASCII character is classified once
+    (``np.unique``), then the classes are spread back to every position.
+    """
+    if text.isascii():
+        return ascii_table[np.frombuffer(text.encode("ascii"), dtype=np.uint8)]
+    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    unique, inverse = np.unique(codes, return_inverse=True)
+    table = np.array(
+        [ascii_table[c] if c < 128 else classify(chr(c)) for c in unique.tolist()], dtype=bool
+    ).reshape((len(unique),) + ascii_table.shape[1:])
+    return table[inverse]

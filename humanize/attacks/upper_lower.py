@@ -7,6 +7,7 @@ import random
 import numpy as np
 import regex
 
+from ._text import char_classes
 from .base import Edit, SiteAttack
 
 _WORD_CHAR_RE = regex.compile(r"\w")
@@ -27,7 +28,6 @@ def _classes(ch: str) -> tuple[bool, bool, bool]:
 
 
 _ASCII_CLASSES = np.array([_classes(chr(i)) for i in range(128)], dtype=bool)
-_NON_ASCII_CLASSES: dict[int, tuple[bool, bool, bool]] = {}
 
 
 def _sites(text: str) -> list[int]:
@@ -39,22 +39,8 @@ def _sites(text: str) -> list[int]:
     """
     if not text:
         return []
-    if text.isascii():
-        codes = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
-        word, joiner, swaps = _ASCII_CLASSES[codes].T
-    else:
-        codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-        ascii_ = codes < 128
-        classes = np.zeros((len(codes), 3), dtype=bool)
-        classes[ascii_] = _ASCII_CLASSES[codes[ascii_]]
-        for code in np.unique(codes[~ascii_]).tolist():
-            cls = _NON_ASCII_CLASSES.get(code)
-            if cls is None:
-                cls = _NON_ASCII_CLASSES.setdefault(code, _classes(chr(code)))
-            if any(cls):
-                classes[codes == code] = cls
-        word, joiner, swaps = classes.T
-    inside = np.zeros(len(codes), dtype=bool)
+    word, joiner, swaps = char_classes(text, _ASCII_CLASSES, _classes).T
+    inside = np.zeros(len(word), dtype=bool)
     inside[1:] = word[:-1]
     inside[2:] |= joiner[1:-1] & word[:-2]
     return np.flatnonzero(word & ~inside & swaps).tolist()

@@ -13,6 +13,7 @@ import numpy as np
 import regex
 
 from ._sampling import stochastic_count
+from ._text import char_classes
 from .base import Edit, SiteAttack
 
 _GAP_RE = regex.compile(r"(?<=\S)\s+(?=\S)")
@@ -29,16 +30,7 @@ def _gaps(text: str) -> list[int]:
     """
     if not text:
         return []
-    if text.isascii():
-        space = _ASCII_SPACE[np.frombuffer(text.encode("ascii"), dtype=np.uint8)]
-    else:
-        codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-        ascii_ = codes < 128
-        space = np.zeros(len(codes), dtype=bool)
-        space[ascii_] = _ASCII_SPACE[codes[ascii_]]
-        for code in np.unique(codes[~ascii_]).tolist():
-            if _SPACE_RE.match(chr(code)):
-                space |= codes == code
+    space = char_classes(text, _ASCII_SPACE, lambda ch: _SPACE_RE.match(ch) is not None)
     starts = np.flatnonzero(space[1:] & ~space[:-1]) + 1  # runs that follow a non-space character
     if space[-1] and len(starts):  # the last run reaches the end of the text: not a gap
         starts = starts[:-1]
