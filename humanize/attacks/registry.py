@@ -6,7 +6,7 @@ import paths, resolved on first use, so importing :mod:`humanize.attacks` stays 
 
 from __future__ import annotations
 
-import importlib
+from humanize._registry import Registry
 
 from .base import Attack
 
@@ -39,41 +39,8 @@ RULE_BASED = (
     "zero_width_space",
 )
 
-
-def register(name: str, target: "str | type[Attack]") -> None:
-    """Add an attack class (or an ``"module:Class"`` path) under ``name``."""
-    if not isinstance(name, str) or not name:
-        raise TypeError(f"attack name must be a non-empty str, got {name!r}")
-    if not isinstance(target, str):
-        if not (isinstance(target, type) and issubclass(target, Attack)):
-            raise TypeError(f"register expects an Attack subclass or 'module:Class', got {target!r}")
-    _REGISTRY[name] = target
-
-
-def available() -> list[str]:
-    """Registered attack names, sorted."""
-    return sorted(_REGISTRY)
-
-
-def resolve(name: str) -> type[Attack]:
-    """The attack class registered under ``name``."""
-    if not isinstance(name, str):
-        raise TypeError(f"attack name must be a str, got {type(name).__name__}")
-    try:
-        target = _REGISTRY[name]
-    except KeyError:
-        raise ValueError(f"unknown attack {name!r}; available: {', '.join(available())}") from None
-    if isinstance(target, type):
-        return target
-    module, _, cls = target.partition(":")
-    return getattr(importlib.import_module(module), cls)
-
-
-def get(name: str, **params) -> Attack:
-    """Build the attack registered under ``name`` with ``params`` (e.g. ``get("homoglyph", rate=0.5)``)."""
-    cls = resolve(name)
-    valid = cls._param_names()
-    unknown = sorted(set(params) - set(valid))
-    if unknown:
-        raise ValueError(f"attack {name!r} has no parameter(s) {', '.join(unknown)}; valid: {', '.join(valid)}")
-    return cls(**params)
+_registry = Registry("attack", Attack, _REGISTRY)
+register = _registry.register
+available = _registry.available
+resolve = _registry.resolve
+get = _registry.get

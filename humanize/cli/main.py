@@ -80,11 +80,14 @@ def _cmd_run(args) -> int:
     from humanize.benchmarks.report import build_report
     from humanize.benchmarks.runner import run
 
+    from humanize.benchmarks.datasets import DatasetUnavailable
+    from humanize.models import ModelUnavailable
+
     _quiet_model_loading()
     try:
         cfg = _config_from_args(args)
         result = run(cfg, progress=not args.quiet)
-    except ConfigError as err:
+    except (ConfigError, ModelUnavailable, DatasetUnavailable, FileNotFoundError) as err:
         print(f"humanize-bench run: {err}", file=sys.stderr)
         return 2
     print(f"run {result.run_id} stored in {result.store}; computed this time: {result.work}")

@@ -39,6 +39,18 @@ def test_unknown_names_fail_with_the_valid_names(capsys):
     assert "unknown detector 'nope'" in capsys.readouterr().err
 
 
+def test_unavailable_models_and_datasets_are_clear_errors_not_tracebacks(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    code = main(["run", "--attack", "upper_lower", "--detector", "log_likelihood:model=no-such-org/no-such-model",
+                 "--n", "6", "--no-quality", "--db", str(tmp_path / "r.sqlite"), "--quiet"])
+    assert code == 2
+    assert "no-such-org/no-such-model" in capsys.readouterr().err
+    code = main(["run", "--dataset", "raid", "--filter", f"path={tmp_path / 'missing.csv'}", "--attack", "upper_lower",
+                 "--detector", "tfidf_lr", "--n", "6", "--db", str(tmp_path / "r2.sqlite"), "--quiet"])
+    assert code == 2
+    assert "missing.csv" in capsys.readouterr().err
+
+
 def test_list_commands(capsys):
     for what in ("attacks", "detectors", "datasets"):
         assert main(["list", what]) == 0

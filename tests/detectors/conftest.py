@@ -73,13 +73,6 @@ def tiny_lm_b(tiny_dirs):
     return load_causal_lm(tiny_dirs["b"])
 
 
-@pytest.fixture(scope="session")
-def smollm():
-    from humanize.models import load_causal_lm
-
-    return load_causal_lm("smollm2-135m-instruct")
-
-
 @pytest.fixture(autouse=True)
 def _fresh_stats_cache():
     from humanize.detectors import lm_stats

@@ -1,4 +1,4 @@
-"""Session fixtures: each packaged model loads once per test process (humanize.models caches instances)."""
+"""Session fixtures shared by every test folder: each packaged model loads once per test process."""
 import pytest
 
 
