@@ -16,8 +16,9 @@ texts = st.one_of(st.lists(_pieces, max_size=30).map("".join), st.text(max_size=
 @given(texts)
 @settings(max_examples=400, deadline=None)
 def test_article_sites_equal_the_article_patterns(text):
-    assert article_deletion._lower_sites(text) == [m.span() for m in article_deletion._LOWER_RE.finditer(text)]
-    assert article_deletion._opening_sites(text) == [m.span() for m in article_deletion._OPENING_RE.finditer(text)]
+    lower = [(*m.span(), False) for m in article_deletion._LOWER_RE.finditer(text)]
+    opening = [(*m.span(), True) for m in article_deletion._OPENING_RE.finditer(text)]
+    assert article_deletion._sites(text) == sorted(lower + opening)
 
 
 @given(texts)
