@@ -49,8 +49,13 @@ def char_classes(text: str, ascii_table: np.ndarray, classify: Callable[[str], o
     if text.isascii():
         return ascii_table[np.frombuffer(text.encode("ascii"), dtype=np.uint8)]
     codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    unique, inverse = np.unique(codes, return_inverse=True)
-    table = np.array(
-        [ascii_table[c] if c < 128 else classify(chr(c)) for c in unique.tolist()], dtype=bool
-    ).reshape((len(unique),) + ascii_table.shape[1:])
-    return table[inverse]
+    ascii_ = codes < 128
+    out = np.empty(codes.shape + ascii_table.shape[1:], dtype=bool)
+    out[ascii_] = ascii_table[codes[ascii_]]
+    rest = codes[~ascii_]
+    unique, inverse = np.unique(rest, return_inverse=True)
+    table = np.array([classify(chr(c)) for c in unique.tolist()], dtype=bool).reshape(
+        (len(unique),) + ascii_table.shape[1:]
+    )
+    out[~ascii_] = table[inverse]
+    return out
