@@ -123,8 +123,8 @@ def _run_attacks(config: RunConfig, store: ResultsStore, machine: pd.DataFrame, 
                         tokens_out=m.counts.get("tokens_out"), queries=m.counts.get("queries"),
                     ))
                 store.put_attack_outputs(key, rows)
+                have.update((r["input_hash"], r) for r in rows)
                 work["attacked"] += len(rows)
-            have = store.attack_outputs(key, list(texts))
             frame = machine[["id", "domain", "text_hash", "generation"]].rename(
                 columns={"text_hash": "input_hash", "generation": "original"}
             ).copy()
@@ -171,10 +171,11 @@ def _score_all(config: RunConfig, store: ResultsStore, texts: dict[str, str], tr
         todo.sort(key=lambda h: len(texts[h]))
         batches = _batches(todo, max(config.batch_size, 1) * 4)
         for batch in _progress(batches, len(batches), f"score {spec.name}", progress):
-            values = np.asarray(detector.score([texts[h] for h in batch]), dtype=float)
-            store.put_scores(key, zip(batch, values.tolist()))
+            values = np.asarray(detector.score([texts[h] for h in batch]), dtype=float).tolist()
+            store.put_scores(key, zip(batch, values))
+            have.update(zip(batch, values))
             work["scored"] += len(batch)
-        scores[spec.name] = store.scores(key, list(texts))
+        scores[spec.name] = have
     return scores
 
 
@@ -185,16 +186,13 @@ def _quality(config: RunConfig, store: ResultsStore, outputs: dict[str, pd.DataF
     suffix = "|quality=" + json.dumps([config.quality_lm, config.quality_encoder, config.quality_params],
                                       sort_keys=True)
     keys = {label: frame["attack_key"].iloc[0] + suffix for label, frame in outputs.items()}
-    pending = []
+    have = {label: store.quality(keys[label], frame["input_hash"].tolist()) for label, frame in outputs.items()}
+    by_doc: dict[str, list] = {}  # pending (label, original, attacked) per source document
     for label, frame in outputs.items():
-        have = store.quality(keys[label], frame["input_hash"].tolist())
-        pending += [(h, label, o, t) for h, o, t in zip(frame["input_hash"], frame["original"], frame["text"])
-                    if h not in have]
-    docs = sorted({h for h, *_ in pending})
-    groups = _batches(docs, max(1, config.batch_size // 2))
-    by_doc: dict[str, list] = {}
-    for item in pending:
-        by_doc.setdefault(item[0], []).append(item)
+        for h, o, t in zip(frame["input_hash"], frame["original"], frame["text"]):
+            if h not in have[label]:
+                by_doc.setdefault(h, []).append((h, label, o, t))
+    groups = _batches(sorted(by_doc), max(1, config.batch_size // 2))
     meter = None
     for group in _progress(groups, len(groups), "quality", progress):
         if meter is None:
@@ -211,12 +209,12 @@ def _quality(config: RunConfig, store: ResultsStore, outputs: dict[str, pd.DataF
         per_label: dict[str, list] = {}
         for (h, label, _, _), record in zip(items, table.to_dict(orient="records")):
             per_label.setdefault(label, []).append((h, record))
+            have[label][h] = record
         store.put_quality_many({keys[label]: rows for label, rows in per_label.items()})
         work["quality"] += len(items)
     frames = []
     for label, frame in outputs.items():
-        have = store.quality(keys[label], frame["input_hash"].tolist())
-        q = pd.DataFrame([have[h] for h in frame["input_hash"]])
+        q = pd.DataFrame([have[label][h] for h in frame["input_hash"]])
         q.insert(0, "attack", label)
         q.insert(1, "id", frame["id"].to_numpy())
         q["rate"] = frame["rate"].to_numpy()
