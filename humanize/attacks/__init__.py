@@ -9,7 +9,7 @@ Attack classes are imported on first access, so ``import humanize.attacks`` is c
 
 from __future__ import annotations
 
-import importlib
+from humanize._lazy import lazy_getattr
 
 from .base import (Attack, AttackResult, Edit, SiteAttack, apply_edits, check_edits, document_random, document_rng,
                    document_seed)
@@ -54,13 +54,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    module = _CLASSES.get(name)
-    if module is None:
-        raise AttributeError(f"module 'humanize.attacks' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _CLASSES)
 
 
 def __dir__():

@@ -114,31 +114,35 @@ class RunConfig:
         return self
 
 
-def _attack_spec(item: Any) -> AttackSpec:
+def _spec_table(item: Any, what: str) -> dict:
+    """A config entry as a fresh dict with a ``name``: a bare name or a table with one."""
     if isinstance(item, str):
-        return AttackSpec(item)
+        return {"name": item}
     if not isinstance(item, dict) or "name" not in item:
-        raise ConfigError(f"each attack is a name or a table with 'name', got {item!r}")
-    item = dict(item)
-    name = item.pop("name")
-    params = dict(item.pop("params", {}))
-    rates = item.pop("rate", item.pop("rates", None))
+        raise ConfigError(f"each {what} is a name or a table with 'name', got {item!r}")
+    return dict(item)
+
+
+def _params(table: dict) -> dict:
+    """The ``params`` sub-table, plus every other key left in the table (also a parameter)."""
+    params = dict(table.pop("params", {}))
+    params.update(table)
+    return params
+
+
+def _attack_spec(item: Any) -> AttackSpec:
+    table = _spec_table(item, "attack")
+    name = table.pop("name")
+    rates = table.pop("rate", table.pop("rates", None))
     if rates is not None and not isinstance(rates, list):
         rates = [rates]
-    params.update(item)  # any other key is an attack parameter
-    return AttackSpec(name, params, rates)
+    return AttackSpec(name, _params(table), rates)
 
 
 def _detector_spec(item: Any) -> DetectorSpec:
-    if isinstance(item, str):
-        return DetectorSpec(item)
-    if not isinstance(item, dict) or "name" not in item:
-        raise ConfigError(f"each detector is a name or a table with 'name', got {item!r}")
-    item = dict(item)
-    name = item.pop("name")
-    params = dict(item.pop("params", {}))
-    params.update(item)
-    return DetectorSpec(name, params)
+    table = _spec_table(item, "detector")
+    name = table.pop("name")
+    return DetectorSpec(name, _params(table))
 
 
 def config_from_dict(data: dict) -> RunConfig:

@@ -4,7 +4,7 @@ Classes are imported on first access (``humanize.detectors.FastDetectGPT``) so t
 ``import humanize.detectors`` does not import torch.
 """
 
-import importlib
+from humanize._lazy import lazy_getattr
 
 from .base import Detector, NotFittedError, check_labels, check_texts
 from .registry import available, get, register, resolve
@@ -25,10 +25,4 @@ __all__ = ["Detector", "NotFittedError", "available", "check_labels", "check_tex
            *_CLASSES]
 
 
-def __getattr__(name: str):
-    module = _CLASSES.get(name)
-    if module is None:
-        raise AttributeError(f"module 'humanize.detectors' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _CLASSES)
