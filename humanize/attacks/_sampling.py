@@ -13,16 +13,21 @@ import random
 
 import numpy as np
 
+from ._stream import DocumentRandom
+
 
 def stochastic_count(rate: float, n: int, rng) -> int:
-    """floor(rate·n + u) with u ~ U[0, 1): an unbiased integer count in [0, n] (``rng`` has ``.random()``)."""
+    """floor(rate·n + u) with u ~ U[0, 1): an unbiased integer count in [0, n].
+
+    ``rng`` has ``.random()``; it is drawn only when rate·n is not a whole number.
+    """
     if n <= 0 or rate <= 0:
         return 0
     if rate >= 1:
         return n
     x = rate * n
     k = math.floor(x)
-    if rng.random() < x - k:
+    if x != k and rng.random() < x - k:
         k += 1
     return min(k, n)
 
@@ -30,8 +35,11 @@ def stochastic_count(rate: float, n: int, rng) -> int:
 def choose_sites(n: int, rate: float, rnd: "random.Random | np.random.Generator") -> list[int] | range:
     """Sorted indices of the sites to change: θ of ``n``, without replacement.
 
-    ``rnd`` is the document's ``random.Random`` (rule attacks) or numpy generator.
+    ``rnd`` is the document's :class:`DocumentRandom` (rule attacks), any other
+    ``random.Random``, or a numpy generator.
     """
+    if type(rnd) is DocumentRandom:
+        return rnd.choose(n, rate)
     k = stochastic_count(rate, n, rnd)
     if k == n:
         return range(n)

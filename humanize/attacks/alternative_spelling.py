@@ -8,12 +8,12 @@ longer word); we match whole words only, as the list holds inflected forms.
 
 from __future__ import annotations
 
-import random
 from functools import lru_cache
 
 from ._casing import match_case
 from ._lexicon import LexiconMatcher
 from ._resources import us_to_gb_table
+from ._stream import DocumentRandom
 from .base import Edit, SiteAttack
 
 
@@ -46,5 +46,5 @@ class AlternativeSpelling(SiteAttack):
                 sites.append(Edit(s, e, gb))
         return sites
 
-    def edit(self, text: str, site: Edit, rnd: random.Random) -> Edit:
+    def edit(self, text: str, site: Edit, rnd: DocumentRandom) -> Edit:
         return site

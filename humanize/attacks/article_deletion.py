@@ -1,23 +1,38 @@
 """Article deletion: delete θ of the articles "a", "an", "the" (RAID §3.6, App. E.4; θ = 0.5).
 
 An article is deleted with the whitespace that follows it ("the cat" -> "cat").
-RAID only matches lowercase articles between spaces; we also take a capitalised
-article that opens a sentence, and then capitalise the word that now opens it
-("The cat sat." -> "Cat sat.").
+Two definitions of an article's sites:
+
+* ``scope="raid"`` (default), RAID's: a lowercase "a", "an" or "the" with a space
+  (U+0020) on each side, as RAID's code finds them (``" a "``, ``" an "``, ``" the "``,
+  overlapping matches included). Its reference numbers were produced with these.
+* ``scope="extended"``: every lowercase article that is a whole word (after any
+  character but a letter, digit, apostrophe or hyphen, or at the start) followed by
+  spaces or tabs and a word character, and every capitalised article that opens the
+  text, a line or a sentence; deleting one capitalises the word that now opens the
+  sentence ("The cat sat." -> "Cat sat."). This also reaches articles after line
+  breaks and punctuation, which RAID leaves, at about twice the cost per document.
 """
 
 from __future__ import annotations
 
-import random
 import re
 from functools import lru_cache
 
 import regex
 
 from ._sampling import choose_sites
+from ._stream import DocumentRandom
 from .base import Edit, SiteAttack
 
+SCOPES = ("raid", "extended")
+#: RAID's articles: (the article between its two spaces, its length).
+_RAID_ARTICLES = ((" a ", 1), (" an ", 2), (" the ", 3))
+
+# -- scope="extended" ---------------------------------------------------------------------
+#: A lowercase article not inside a word, its spaces/tabs, then a word character.
 _LOWER_RE = regex.compile(r"(?<![\w'’\-])(?:the|an|a)[ \t]+(?=\w)")
+#: A capitalised article that opens the text, a line or a sentence.
 _OPENING_RE = regex.compile(r"(?:^|(?<=[.!?][\"'”’)\]]?\s+)|(?<=\n))(?:The|An|A|THE|AN)[ \t]+(?=\w)")
 
 # A fast superset of both patterns' matches: any article form and its spaces, no context.
@@ -38,7 +53,7 @@ def _blocks_lower(ch: str) -> bool:
     return _BEFORE_LOWER_RE.match(ch) is not None
 
 
-def _sites(text: str) -> list[tuple[int, int, bool]]:
+def _extended_sites(text: str) -> list[tuple[int, int, bool]]:
     """(start, end, opens a sentence) of every match of _LOWER_RE or _OPENING_RE, in text order."""
     n = len(text)
     sites = []
@@ -52,30 +67,112 @@ def _sites(text: str) -> list[tuple[int, int, bool]]:
     return sites
 
 
+def _raid_hits(text: str) -> list[int]:
+    """RAID's sites in text order, each encoded as 4 · (index of its leading space) + length.
+
+    RAID's search: an article between two spaces, the next search starting at the
+    space that ends the last match, so that " a a " holds two sites.
+    """
+    hits: list[int] = []
+    append = hits.append
+    find = text.find
+    for needle, length in _RAID_ARTICLES:
+        i = find(needle)
+        while i >= 0:
+            append(4 * i + length)
+            i = find(needle, i + length + 1)
+    hits.sort()
+    return hits
+
+
+def _raid_sites(text: str) -> list[tuple[int, int]]:
+    """(start, end) of RAID's sites: each article and the space after it, in text order."""
+    return [((h >> 2) + 1, (h >> 2) + (h & 3) + 2) for h in _raid_hits(text)]
+
+
+def _capitalising_deletions(text: str, sites: list, chosen) -> list[tuple[int, int, str]]:
+    """The edits for the chosen extended sites (start, end, opens a sentence).
+
+    Deleting a sentence-opening article capitalises the word that now opens the
+    sentence, which may be the next site's article ("A a ..."): that site is then
+    left alone.
+    """
+    edits: list[tuple[int, int, str]] = []
+    end = -1
+    for j in chosen:
+        s, e, opening = sites[j]
+        if s < end:
+            continue
+        if opening:
+            first = text[e]
+            cap = first.upper()
+            if len(cap) == 1 and cap != first:
+                edits.append((s, e + 1, cap))
+                end = e + 1
+                continue
+        edits.append((s, e, ""))
+        end = e
+    return edits
+
+
 class ArticleDeletion(SiteAttack):
-    """Delete θ of the articles, together with the whitespace after each."""
+    """Delete θ of the articles, together with the space(s) after each.
+
+    ``scope`` is ``"raid"`` (RAID's sites: lowercase articles between two spaces) or
+    ``"extended"`` (whole-word articles in any context, and sentence-opening
+    capitalised ones); see the module's documentation.
+    """
 
     name = "article_deletion"
 
-    def __init__(self, rate: float = 0.5, seed: int = 0):
+    def __init__(self, rate: float = 0.5, seed: int = 0, scope: str = "raid"):
         self.rate = rate
         self.seed = seed
+        self.scope = scope
         self._validate()
 
-    def sites(self, text: str) -> list[tuple[int, int, bool]]:
-        return _sites(text)
+    def _validate(self) -> None:
+        super()._validate()
+        if self.scope not in SCOPES:
+            raise ValueError(f"ArticleDeletion: scope must be one of {', '.join(map(repr, SCOPES))}, got {self.scope!r}")
 
-    def choose(self, text: str, sites: list, rnd: random.Random) -> list[Edit]:
-        edits: list[Edit] = []
-        for j in choose_sites(len(sites), self.rate, rnd):
-            s, e, opening = sites[j]
-            if edits and s < edits[-1].end:  # "A a ..." : the previous deletion took this site's start
-                continue
-            if opening:
-                first = text[e]
-                cap = first.upper()
-                if len(cap) == 1 and cap != first:
-                    edits.append(Edit(s, e + 1, cap))
-                    continue
-            edits.append(Edit(s, e, ""))
-        return edits
+    def sites(self, text: str) -> list[tuple]:
+        return _raid_sites(text) if self.scope == "raid" else _extended_sites(text)
+
+    def choose(self, text: str, sites: list, rnd: DocumentRandom) -> list[Edit]:
+        chosen = choose_sites(len(sites), self.rate, rnd)
+        if self.scope == "raid":
+            return [Edit(s, e, "") for s, e in map(sites.__getitem__, chosen)]
+        return [Edit(*e) for e in _capitalising_deletions(text, sites, chosen)]
+
+    def _run(self, text: str) -> tuple:
+        # propose()'s sites, draws and edits, with the output assembled directly and the
+        # edits kept as tuples until someone reads them.
+        if self.scope == "raid":
+            hits = _raid_hits(text)
+            if not hits:
+                return text, []
+            chosen = self.random(text).choose(len(hits), float(self.rate))
+            if not chosen:
+                return text, []
+            parts, pos = [], 0
+            for h in map(hits.__getitem__, chosen):
+                s = (h >> 2) + 1
+                parts.append(text[pos:s])
+                pos = s + (h & 3) + 1
+            parts.append(text[pos:])
+            return "".join(parts), lambda: [((h >> 2) + 1, (h >> 2) + (h & 3) + 2, "") for h in map(hits.__getitem__, chosen)]
+        sites = _extended_sites(text)
+        if not sites:
+            return text, []
+        edits = _capitalising_deletions(text, sites, choose_sites(len(sites), self.rate, self.random(text)))
+        if not edits:
+            return text, []
+        parts = []
+        pos = 0
+        for s, e, r in edits:
+            parts.append(text[pos:s])
+            parts.append(r)
+            pos = e
+        parts.append(text[pos:])
+        return "".join(parts), lambda: edits

@@ -7,14 +7,15 @@ construction: ``apply_edits(result.original, result.edits) == result.text``.
 
 from __future__ import annotations
 
-import hashlib
-import random
+import functools
 import inspect
 import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, NamedTuple, Sequence
 
 import numpy as np
+
+from ._stream import DocumentRandom, document_digest
 
 __all__ = [
     "Edit",
@@ -35,6 +36,10 @@ class Edit(NamedTuple):
     start: int
     end: int
     replacement: str
+
+
+#: (start, end, replacement) -> Edit without NamedTuple's Python-level __new__.
+_as_edit = functools.partial(tuple.__new__, Edit)
 
 
 def check_edits(text: str, edits: Sequence[Edit]) -> None:
@@ -72,18 +77,13 @@ def apply_edits(text: str, edits: Iterable[Edit]) -> str:
 
 
 def document_seed(seed: int, attack: str, text: str) -> int:
-    """A 128-bit seed private to one (seed, attack, document).
+    """A 128-bit integer seed private to one (seed, attack, document).
 
-    A stable hash (BLAKE2b), never global state or Python's salted ``hash``, so a
-    document gets the same randomness whatever the batch, its order or the process.
+    Derived from the same stable BLAKE2b digest as :func:`document_random`, never
+    from global state or Python's salted ``hash``, so a document gets the same
+    randomness whatever the batch, its order or the process.
     """
-    h = hashlib.blake2b(digest_size=16)
-    h.update(str(int(seed)).encode())
-    h.update(b"\x00")
-    h.update(attack.encode())
-    h.update(b"\x00")
-    h.update(text.encode("utf-8", "surrogatepass"))
-    return int.from_bytes(h.digest(), "little")
+    return int.from_bytes(document_digest(seed, attack, text)[:16], "little")
 
 
 def document_rng(seed: int, attack: str, text: str) -> np.random.Generator:
@@ -91,14 +91,15 @@ def document_rng(seed: int, attack: str, text: str) -> np.random.Generator:
     return np.random.default_rng(document_seed(seed, attack, text))
 
 
-def document_random(seed: int, attack: str, text: str) -> random.Random:
+def document_random(seed: int, attack: str, text: str) -> DocumentRandom:
     """A ``random.Random`` private to one (seed, attack, document).
 
-    The rule-based attacks draw a handful of numbers per document; seeding a
-    Mersenne Twister costs a fraction of building a numpy generator, and that
-    fixed cost dominates a cheap attack's time per document.
+    A :class:`~humanize.attacks._stream.DocumentRandom`: BLAKE2b in counter mode,
+    seeded by the digest of the document itself. The rule-based attacks draw a
+    handful of numbers per document, and seeding a Mersenne Twister or a numpy
+    generator would cost more than their whole work on a short text.
     """
-    return random.Random(document_seed(seed, attack, text))
+    return DocumentRandom.from_digest(document_digest(seed, attack, text))
 
 
 @dataclass(frozen=True)
@@ -121,7 +122,7 @@ class AttackResult:
         """The exact edits, materialised on first access (cheap attacks defer them)."""
         e = self._edits
         if callable(e):
-            e = [Edit(*x) for x in e()]
+            e = list(map(_as_edit, e()))
             object.__setattr__(self, "_edits", e)
         return e
 
@@ -181,7 +182,11 @@ class Attack:
 
     def get_params(self) -> dict:
         """The constructor arguments as given."""
-        return {k: getattr(self, k) for k in self._param_names()}
+        names = type(self).__dict__.get("_param_names_cache")
+        if names is None:
+            self._param_names()
+            names = type(self).__dict__["_param_names_cache"]
+        return {k: getattr(self, k) for k in names}
 
     def set_params(self, **params) -> "Attack":
         valid = self._param_names()
@@ -218,7 +223,7 @@ class Attack:
         """This attack's numpy generator for ``text`` (see :func:`document_rng`)."""
         return document_rng(getattr(self, "seed", 0), self.name, text)
 
-    def random(self, text: str) -> random.Random:
+    def random(self, text: str) -> DocumentRandom:
         """This attack's ``random.Random`` for ``text`` (see :func:`document_random`)."""
         return document_random(getattr(self, "seed", 0), self.name, text)
 
@@ -232,10 +237,10 @@ class Attack:
 
     def apply(self, text: str) -> AttackResult:
         """Attack one document and return the text with its exact edits."""
-        _check_text(self, text)
+        if type(text) is not str:
+            _check_text(self, text)
         out = self._run(text)
-        info = out[2] if len(out) > 2 else {}
-        return AttackResult(text, out[0], self.name, self.get_params(), out[1], info)
+        return AttackResult(text, out[0], self.name, self.get_params(), out[1], out[2] if len(out) > 2 else {})
 
     def __call__(self, text: str) -> str:
         """Attack one document and return only the text."""
@@ -269,10 +274,10 @@ class SiteAttack(Attack):
     def sites(self, text: str) -> list:
         raise NotImplementedError
 
-    def edit(self, text: str, site, rnd: random.Random) -> Edit:
+    def edit(self, text: str, site, rnd: DocumentRandom) -> Edit:
         raise NotImplementedError
 
-    def choose(self, text: str, sites: list, rnd: random.Random) -> list[Edit]:
+    def choose(self, text: str, sites: list, rnd: DocumentRandom) -> list[Edit]:
         from ._sampling import choose_sites
 
         return [self.edit(text, sites[j], rnd) for j in choose_sites(len(sites), self.rate, rnd)]

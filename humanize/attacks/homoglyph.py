@@ -6,11 +6,11 @@ takes one at random. Table: RAID's, shipped as package data.
 
 from __future__ import annotations
 
-import random
 import re
 from functools import lru_cache
 
 from ._resources import homoglyph_table
+from ._stream import DocumentRandom
 from .base import Edit, SiteAttack
 
 
@@ -21,7 +21,7 @@ def _tables():
     The fast θ = 1.0 path needs every look-alike to be one character that is not
     itself a key (positions then do not move and the replacements cannot chain),
     and every several-option letter to have the same number of options (so that
-    ``randrange(n)`` is the same draw for each); otherwise the pairs are None.
+    ``randbelow(n)`` is the same draw for each); otherwise the pairs are None.
     """
     table = homoglyph_table()
     glyphs = {g for v in table.values() for g in v}
@@ -53,9 +53,9 @@ class Homoglyph(SiteAttack):
         table = _tables()[0]
         return [i for i, ch in enumerate(text) if ch in table]
 
-    def edit(self, text: str, i: int, rnd: random.Random) -> Edit:
+    def edit(self, text: str, i: int, rnd: DocumentRandom) -> Edit:
         options = _tables()[0][text[i]]
-        return Edit(i, i + 1, options[0] if len(options) == 1 else options[rnd.randrange(len(options))])
+        return Edit(i, i + 1, options[0] if len(options) == 1 else options[rnd.randbelow(len(options))])
 
     def _run(self, text: str):
         table, single, multi, n_options = _tables()
@@ -73,7 +73,7 @@ class Homoglyph(SiteAttack):
                 parts, prev = [], 0
                 for i in positions:
                     parts.append(out[prev:i])
-                    parts.append(table[text[i]][rnd.randrange(n_options)])
+                    parts.append(table[text[i]][rnd.randbelow(n_options)])
                     prev = i + 1
                 parts.append(out[prev:])
                 out = "".join(parts)

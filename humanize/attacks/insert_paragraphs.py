@@ -8,9 +8,9 @@ sentences with single spaces and so destroys the original whitespace.
 
 from __future__ import annotations
 
-import random
 
 from ._text import sentence_spans
+from ._stream import DocumentRandom
 from .base import Edit, SiteAttack
 
 
@@ -34,5 +34,5 @@ class InsertParagraphs(SiteAttack):
         spans = sentence_spans(text)
         return [start for (_, prev_end), (start, _) in zip(spans, spans[1:]) if text.count("\n", prev_end, start) < 2]
 
-    def edit(self, text: str, i: int, rnd: random.Random) -> Edit:
+    def edit(self, text: str, i: int, rnd: DocumentRandom) -> Edit:
         return Edit(i, i, self.separator)

@@ -108,6 +108,6 @@ class Misspelling(Attack):
             s, e = spans[j]
             word = text[s:e]
             options = table[word.lower()]
-            pick = options[0] if len(options) == 1 else options[rnd.randrange(len(options))]
+            pick = options[0] if len(options) == 1 else options[rnd.randbelow(len(options))]
             edits.append(Edit(s, e, match_case(word, pick)))
         return apply_edits(text, edits), edits, info

@@ -7,12 +7,12 @@ Devanagari).
 
 from __future__ import annotations
 
-import random
 import re
 import unicodedata
 
 import regex
 
+from ._stream import DocumentRandom
 from .base import Edit, SiteAttack
 
 _NUMBER_RE = regex.compile(r"\d+\.?\d*")
@@ -45,8 +45,8 @@ class NumberSwap(SiteAttack):
     def sites(self, text: str) -> list[int]:
         return _sites(text)
 
-    def edit(self, text: str, i: int, rnd: random.Random) -> Edit:
+    def edit(self, text: str, i: int, rnd: DocumentRandom) -> Edit:
         value = unicodedata.decimal(text[i])
         zero = ord(text[i]) - value
-        new = (value + 1 + rnd.randrange(9)) % 10  # uniform over the nine other digits
+        new = (value + 1 + rnd.randbelow(9)) % 10  # uniform over the nine other digits
         return Edit(i, i + 1, chr(zero + new))

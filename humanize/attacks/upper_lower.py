@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import random
 
 import numpy as np
 import regex
 
 from ._text import char_classes
+from ._stream import DocumentRandom
 from .base import Edit, SiteAttack
 
 _WORD_CHAR_RE = regex.compile(r"\w")
@@ -59,5 +59,5 @@ class UpperLower(SiteAttack):
     def sites(self, text: str) -> list[int]:
         return _sites(text)
 
-    def edit(self, text: str, i: int, rnd: random.Random) -> Edit:
+    def edit(self, text: str, i: int, rnd: DocumentRandom) -> Edit:
         return Edit(i, i + 1, _swapped(text[i]))

@@ -7,12 +7,13 @@ whitespace between two non-space tokens; the extra spaces go at its start.
 
 from __future__ import annotations
 
-import random
+from collections import Counter
 
 import numpy as np
 import regex
 
 from ._sampling import stochastic_count
+from ._stream import DocumentRandom
 from ._text import char_classes
 from .base import Edit, SiteAttack
 
@@ -50,11 +51,7 @@ class Whitespace(SiteAttack):
     def sites(self, text: str) -> list[int]:
         return _gaps(text)
 
-    def choose(self, text: str, gaps: list[int], rnd: random.Random) -> list[Edit]:
+    def choose(self, text: str, gaps: list[int], rnd: DocumentRandom) -> list[Edit]:
         """θ·(number of gaps) draws with replacement; a gap drawn c times gets c spaces."""
-        k = stochastic_count(self.rate, len(gaps), rnd)
-        counts: dict[int, int] = {}
-        for _ in range(k):
-            j = rnd.randrange(len(gaps))
-            counts[j] = counts.get(j, 0) + 1
+        counts = Counter(rnd.randbelow_many(len(gaps), stochastic_count(self.rate, len(gaps), rnd)))
         return [Edit(gaps[j], gaps[j], " " * counts[j]) for j in sorted(counts)]

@@ -11,11 +11,11 @@ is quadratic).
 
 from __future__ import annotations
 
-import random
 import re
 
 import regex
 
+from ._stream import DocumentRandom
 from .base import Edit, SiteAttack
 
 ZWSP = "\u200b"
@@ -93,7 +93,7 @@ class ZeroWidthSpace(SiteAttack):
     def sites(self, text: str) -> list[int]:
         return _sites(text)
 
-    def edit(self, text: str, p: int, rnd: random.Random) -> Edit:
+    def edit(self, text: str, p: int, rnd: DocumentRandom) -> Edit:
         return Edit(p, p, self.char)
 
     def _run(self, text: str):

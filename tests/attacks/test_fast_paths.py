@@ -1,5 +1,7 @@
 """The fast site finders equal the readable patterns that define them."""
 
+import re
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,7 +20,14 @@ texts = st.one_of(st.lists(_pieces, max_size=30).map("".join), st.text(max_size=
 def test_article_sites_equal_the_article_patterns(text):
     lower = [(*m.span(), False) for m in article_deletion._LOWER_RE.finditer(text)]
     opening = [(*m.span(), True) for m in article_deletion._OPENING_RE.finditer(text)]
-    assert article_deletion._sites(text) == sorted(lower + opening)
+    assert article_deletion._extended_sites(text) == sorted(lower + opening)
+
+
+@given(texts)
+@settings(max_examples=400, deadline=None)
+def test_raid_article_sites_are_articles_between_two_spaces(text):
+    expected = [(m.start(), m.end() + 1) for m in re.finditer(r"(?<= )(?:the|an|a)(?= )", text)]
+    assert article_deletion._raid_sites(text) == expected
 
 
 @given(texts)

@@ -104,3 +104,17 @@ def test_compose_edits_matches_sequential_application(text, data):
     composed = attacks.compose_edits(text, first, second)
     check_edits(text, composed)
     assert apply_edits(text, composed) == apply_edits(mid, second)
+
+
+@pytest.mark.parametrize("scope", ["raid", "extended"])
+@pytest.mark.parametrize("rate", [0.5, 0.37, 1.0])
+@given(text=any_text, seed=st.integers(0, 2**31))
+@_settings
+def test_article_deletion_fast_path_equals_sites_then_choose(scope, rate, text, seed):
+    a = attacks.ArticleDeletion(rate=rate, seed=seed, scope=scope)
+    r = a.apply(text)
+    sites = a.sites(text)
+    expected = a.choose(text, sites, a.random(text)) if sites else []
+    assert r.edits == expected
+    check_edits(text, r.edits)
+    assert apply_edits(text, r.edits) == r.text

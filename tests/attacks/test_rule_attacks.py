@@ -36,14 +36,32 @@ def test_upper_lower_flips_first_letters():
     assert r.text == "hello Big world 42 ßtraße"  # ß has no one-letter upper case: not a candidate
 
 
-def test_article_deletion_removes_article_and_its_space_and_recapitalises():
-    r = attacks.ArticleDeletion(rate=1.0).apply("The cat saw a dog and an owl. The end. Plan A works, a-priori.")
+def test_article_deletion_raid_scope_deletes_articles_between_spaces():
+    text = "The cat saw a dog and an owl. The end: a a b.\nthe line (a note) an\tapple."
+    r = attacks.ArticleDeletion(rate=1.0).apply(text)
+    # RAID's sites only: lowercase, a space on each side; capitals, line starts,
+    # "(a" and a tab after the article are left.
+    assert r.text == "The cat saw dog and owl. The end: b.\nthe line (a note) an\tapple."
+    assert [tuple(e) for e in r.edits] == [(12, 14, ""), (22, 25, ""), (39, 41, ""), (41, 43, "")]
+
+
+def test_article_deletion_extended_scope_removes_article_and_its_space_and_recapitalises():
+    r = attacks.ArticleDeletion(rate=1.0, scope="extended").apply(
+        "The cat saw a dog and an owl. The end. Plan A works, a-priori."
+    )
     assert r.text == "Cat saw dog and owl. End. Plan A works, a-priori."
+    assert attacks.ArticleDeletion(rate=1.0, scope="extended")("(a note)\nthe\tline") == "(note)\nline"
 
 
-def test_article_deletion_leaves_words_containing_articles():
+@pytest.mark.parametrize("scope", ["raid", "extended"])
+def test_article_deletion_leaves_words_containing_articles(scope):
     text = "Theatre, another, then, Anna, a.m., the\nend"  # an article before a line break stays: no line merging
-    assert attacks.ArticleDeletion(rate=1.0)(text) == text
+    assert attacks.ArticleDeletion(rate=1.0, scope=scope)(text) == text
+
+
+def test_article_deletion_rejects_an_unknown_scope():
+    with pytest.raises(ValueError, match="scope must be one of 'raid', 'extended', got 'all'"):
+        attacks.ArticleDeletion(scope="all")
 
 
 def test_number_swap_changes_digits_to_different_digits_of_the_same_script():
