@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import accumulate
 
 import regex
 
@@ -26,8 +27,8 @@ from ._stream import DocumentRandom
 from .base import Edit, SiteAttack
 
 SCOPES = ("raid", "extended")
-#: RAID's articles: (the article between its two spaces, its length).
-_RAID_ARTICLES = ((" a ", 1), (" an ", 2), (" the ", 3))
+#: RAID's sites: " a ", " an ", " the " (the space after the article is not consumed).
+_RAID_RE = re.compile(r"( (?:the|an?))(?= )")
 
 # -- scope="extended" ---------------------------------------------------------------------
 #: A lowercase article not inside a word, its spaces/tabs, then a word character.
@@ -67,27 +68,26 @@ def _extended_sites(text: str) -> list[tuple[int, int, bool]]:
     return sites
 
 
-def _raid_hits(text: str) -> list[int]:
-    """RAID's sites in text order, each encoded as 4 · (index of its leading space) + length.
+def _raid_split(text: str) -> list[str]:
+    """The text split around RAID's sites: [text, " article", text, " article", ..., text].
 
     RAID's search: an article between two spaces, the next search starting at the
-    space that ends the last match, so that " a a " holds two sites.
+    space that ends the last match, so that " a a " holds two sites. A match is the
+    space before the article and the article; the space after it stays in the text.
     """
-    hits: list[int] = []
-    append = hits.append
-    find = text.find
-    for needle, length in _RAID_ARTICLES:
-        i = find(needle)
-        while i >= 0:
-            append(4 * i + length)
-            i = find(needle, i + length + 1)
-    hits.sort()
-    return hits
+    return _RAID_RE.split(text)
 
 
 def _raid_sites(text: str) -> list[tuple[int, int]]:
     """(start, end) of RAID's sites: each article and the space after it, in text order."""
-    return [((h >> 2) + 1, (h >> 2) + (h & 3) + 2) for h in _raid_hits(text)]
+    bounds = list(accumulate(map(len, _raid_split(text))))
+    return [(a + 1, b + 1) for a, b in zip(bounds[0::2], bounds[1::2])]
+
+
+def _raid_edits(pieces: list[str], chosen) -> list[tuple[int, int, str]]:
+    """The edits deleting the chosen sites (article and the space after it), from _raid_split's pieces."""
+    bounds = list(accumulate(map(len, pieces)))
+    return [(bounds[2 * j] + 1, bounds[2 * j + 1] + 1, "") for j in chosen]
 
 
 def _capitalising_deletions(text: str, sites: list, chosen) -> list[tuple[int, int, str]]:
@@ -134,7 +134,8 @@ class ArticleDeletion(SiteAttack):
     def _validate(self) -> None:
         super()._validate()
         if self.scope not in SCOPES:
-            raise ValueError(f"ArticleDeletion: scope must be one of {', '.join(map(repr, SCOPES))}, got {self.scope!r}")
+            choices = ", ".join(map(repr, SCOPES))
+            raise ValueError(f"ArticleDeletion: scope must be one of {choices}, got {self.scope!r}")
 
     def sites(self, text: str) -> list[tuple]:
         return _raid_sites(text) if self.scope == "raid" else _extended_sites(text)
@@ -149,19 +150,14 @@ class ArticleDeletion(SiteAttack):
         # propose()'s sites, draws and edits, with the output assembled directly and the
         # edits kept as tuples until someone reads them.
         if self.scope == "raid":
-            hits = _raid_hits(text)
-            if not hits:
-                return text, []
-            chosen = self.random(text).choose(len(hits), float(self.rate))
+            pieces = _raid_split(text)
+            chosen = self.random(text).choose(len(pieces) // 2, float(self.rate)) if len(pieces) > 1 else ()
             if not chosen:
                 return text, []
-            parts, pos = [], 0
-            for h in map(hits.__getitem__, chosen):
-                s = (h >> 2) + 1
-                parts.append(text[pos:s])
-                pos = s + (h & 3) + 1
-            parts.append(text[pos:])
-            return "".join(parts), lambda: [((h >> 2) + 1, (h >> 2) + (h & 3) + 2, "") for h in map(hits.__getitem__, chosen)]
+            kept = pieces.copy()
+            for j in chosen:  # deleting the space before the article and the article leaves the same text
+                kept[2 * j + 1] = ""
+            return "".join(kept), lambda: _raid_edits(pieces, chosen)
         sites = _extended_sites(text)
         if not sites:
             return text, []
