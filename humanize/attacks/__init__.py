@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from humanize._lazy import lazy_getattr
 
+from ._stream import DocumentRandom
 from .base import (Attack, AttackResult, Edit, SiteAttack, apply_edits, check_edits, document_random, document_rng,
                    document_seed)
 from .pipeline import Pipeline, compose_edits
@@ -36,6 +37,7 @@ _CLASSES = {
 __all__ = [
     "Attack",
     "AttackResult",
+    "DocumentRandom",
     "Edit",
     "Pipeline",
     "RULE_BASED",
