@@ -126,6 +126,16 @@ class AttackResult:
             object.__setattr__(self, "_edits", e)
         return e
 
+    def __getstate__(self) -> dict:
+        # Deferred edits are a closure: materialise them so that a result pickles
+        # (multiprocessing, caches).
+        state = dict(self.__dict__)
+        state["_edits"] = self.edits
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+
     @property
     def n_edits(self) -> int:
         return len(self.edits)

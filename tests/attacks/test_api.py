@@ -116,3 +116,18 @@ def test_check_edits_rejects_malformed_edit_lists():
     with pytest.raises(ValueError, match="two insertions"):
         attacks.check_edits("abc", [Edit(1, 1, "x"), Edit(1, 1, "y")])
     attacks.check_edits("abc", [Edit(1, 1, "x"), Edit(1, 2, "y"), Edit(2, 2, "z")])
+
+
+@pytest.mark.parametrize("name", ["article_deletion", "zero_width_space", "homoglyph", "whitespace"])
+def test_results_with_deferred_edits_pickle_and_attacks_run_in_worker_processes(name):
+    import multiprocessing
+    import pickle
+
+    text = "The cat saw a dog and a bird in the garden, 12 times."
+    attack = attacks.get(name, seed=3)
+    r = attack.apply(text)
+    back = pickle.loads(pickle.dumps(r))
+    assert back == r and back.edits == r.edits and back.text == r.text
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        (remote,) = pool.map(attack.apply, [text])
+    assert remote.text == r.text and remote.edits == r.edits

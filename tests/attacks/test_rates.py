@@ -31,13 +31,18 @@ def test_defaults_are_raids_theta(name):
     assert attacks.get(name).rate == RAID_DEFAULTS[name]
 
 
-@pytest.mark.parametrize("name", sorted(RAID_DEFAULTS))
+#: Non-default settings that change which sites an attack has.
+VARIANTS = {"article_deletion[extended]": ("article_deletion", {"scope": "extended"})}
+
+
+@pytest.mark.parametrize("name", sorted(RAID_DEFAULTS) + sorted(VARIANTS))
 @pytest.mark.parametrize("rate", ["default", 0.3])
 def test_fraction_of_candidate_sites_changed_is_theta(name, rate, demo_machine_texts):
     texts = demo_machine_texts[:300]
+    name, params = VARIANTS.get(name, (name, {}))
     theta = RAID_DEFAULTS[name] if rate == "default" else rate
-    sites = sum(_changed_sites(r) for r in attacks.get(name, rate=1.0, seed=0).batch(texts))
-    changed = sum(_changed_sites(r) for r in attacks.get(name, rate=theta, seed=1).batch(texts))
+    sites = sum(_changed_sites(r) for r in attacks.get(name, rate=1.0, seed=0, **params).batch(texts))
+    changed = sum(_changed_sites(r) for r in attacks.get(name, rate=theta, seed=1, **params).batch(texts))
     assert sites > 50, f"too few candidate sites for {name} in the sample: {sites}"
     fraction = changed / sites
     # binomial-like sampling error on a few hundred documents: allow 3 standard errors + rounding slack
