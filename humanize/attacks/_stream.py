@@ -12,8 +12,9 @@ counter under a key taken from the same digest.
 library documents for "a different basic generator" (it overrides ``random``,
 ``getrandbits``, ``seed``, ``getstate`` and ``setstate``), so ``choice``,
 ``sample``, ``shuffle``, ``choices``, ``gauss`` … all work and draw from this
-stream. :meth:`~DocumentRandom.randbelow` and :meth:`~DocumentRandom.sorted_sample`
-are the fast paths the attacks use.
+stream. The attacks use its exact fast paths: :meth:`~DocumentRandom.randbelow`,
+:meth:`~DocumentRandom.randbelow_many`, :meth:`~DocumentRandom.sorted_sample` and
+:meth:`~DocumentRandom.choose` (θ of n sites, the count rounded stochastically).
 """
 
 from __future__ import annotations
