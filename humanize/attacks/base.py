@@ -171,6 +171,10 @@ class Attack:
     """
 
     name: str = "attack"
+    #: The outputs' version for given parameters: caches (the runner's results store) key
+    #: attack outputs by name, parameters and this, so bump it when the same parameters
+    #: start giving other outputs. "2": per-document draws from DocumentRandom.
+    version: str = "2"
     #: Whether the rate θ is a fraction in [0, 1] (all RAID attacks). Attacks whose
     #: rate means something else override ``_validate``.
     has_rate: bool = True

@@ -71,6 +71,11 @@ class Pipeline(Attack):
         self.attacks = attacks
         self._validate()
 
+    @property
+    def version(self) -> str:
+        """The members' output versions: a pipeline's outputs change when one of theirs does."""
+        return "+".join(a.version for a in self.attacks)
+
     def _validate(self) -> None:
         if isinstance(self.attacks, Attack) or not isinstance(self.attacks, (list, tuple)):
             raise TypeError(f"Pipeline expects a list of Attack objects, got {type(self.attacks).__name__}")

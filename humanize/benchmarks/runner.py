@@ -89,7 +89,8 @@ def sample_rows(config: RunConfig) -> pd.DataFrame:
 
 
 def _attack_key(attack) -> str:
-    return canonical_key(attack.name, attack.get_params())
+    """The store key of an attack's outputs: its name, parameters and output version."""
+    return f"{canonical_key(attack.name, attack.get_params())}@{getattr(attack, 'version', '1')}"
 
 
 def _run_attacks(config: RunConfig, store: ResultsStore, machine: pd.DataFrame, progress: bool, work: dict):

@@ -131,3 +131,8 @@ def test_results_with_deferred_edits_pickle_and_attacks_run_in_worker_processes(
     with multiprocessing.get_context("spawn").Pool(1) as pool:
         (remote,) = pool.map(attack.apply, [text])
     assert remote.text == r.text and remote.edits == r.edits
+
+
+def test_output_versions_are_per_attack_and_a_pipeline_carries_its_members():
+    assert attacks.Homoglyph().version == attacks.Whitespace().version == "2"
+    assert attacks.Pipeline([attacks.Homoglyph(), attacks.Whitespace()]).version == "2+2"

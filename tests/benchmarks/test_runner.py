@@ -44,6 +44,17 @@ def test_run_produces_every_table_and_a_second_run_does_no_work(tmp_path):
                                   check_dtype=False)
 
 
+def test_a_new_output_version_of_an_attack_is_recomputed_not_read_from_the_store(tmp_path, monkeypatch):
+    from humanize.attacks.homoglyph import Homoglyph
+
+    cfg = RunConfig(n=8, seed=3, db=str(tmp_path / "r.sqlite"), quality=False,
+                    attacks=[AttackSpec("homoglyph")], detectors=[DetectorSpec("surface_probe")])
+    run(cfg, progress=False)
+    assert run(cfg, progress=False).work["attacked"] == 0
+    monkeypatch.setattr(Homoglyph, "version", "test-bump")
+    assert run(cfg, progress=False).work["attacked"] > 0
+
+
 def test_report_tables_have_the_papers_layouts(tmp_path):
     result = run(_cheap_config(tmp_path / "r.sqlite"), progress=False)
     report = build_report(result.tables)
