@@ -8,28 +8,11 @@ so the expected fraction changed is exactly θ for every length.
 
 from __future__ import annotations
 
-import math
 import random
 
 import numpy as np
 
-from ._stream import DocumentRandom
-
-
-def stochastic_count(rate: float, n: int, rng) -> int:
-    """floor(rate·n + u) with u ~ U[0, 1): an unbiased integer count in [0, n].
-
-    ``rng`` has ``.random()``; it is drawn only when rate·n is not a whole number.
-    """
-    if n <= 0 or rate <= 0:
-        return 0
-    if rate >= 1:
-        return n
-    x = rate * n
-    k = math.floor(x)
-    if x != k and rng.random() < x - k:
-        k += 1
-    return min(k, n)
+from ._stream import DocumentRandom, stochastic_count
 
 
 def choose_sites(n: int, rate: float, rnd: "random.Random | np.random.Generator") -> list[int] | range:

@@ -20,12 +20,13 @@ stream. The attacks use its exact fast paths: :meth:`~DocumentRandom.randbelow`,
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import random
 from itertools import filterfalse
 from typing import Any
 
-__all__ = ["DocumentRandom", "document_digest"]
+__all__ = ["DocumentRandom", "document_digest", "stochastic_count"]
 
 _BLOCK_BITS = 512  # one BLAKE2b-512 output
 _MANTISSA = 1.0 / (1 << 53)
@@ -39,6 +40,23 @@ def document_digest(seed: int, attack: str, text: str) -> bytes:
     """
     head = b"%d\x00%s\x00" % (int(seed), attack.encode())
     return hashlib.blake2b(head + text.encode("utf-8", "surrogatepass")).digest()
+
+
+def stochastic_count(rate: float, n: int, rng) -> int:
+    """floor(rate·n + u) with u ~ U[0, 1): an unbiased integer count in [0, n].
+
+    ``rng`` has ``.random()``; it is drawn only when rate·n is not a whole number.
+    RAID rounds θ·n down (see :mod:`humanize.attacks._sampling`).
+    """
+    if n <= 0 or rate <= 0:
+        return 0
+    if rate >= 1:
+        return n
+    x = rate * n
+    k = math.floor(x)
+    if x != k and rng.random() < x - k:
+        k += 1
+    return min(k, n)
 
 
 def _seed_bytes(a: Any) -> bytes:
@@ -133,22 +151,7 @@ class DocumentRandom(random.Random):
     # -- fast paths ---------------------------------------------------------------------
     def randbelow(self, n: int) -> int:
         """A uniform int in [0, n), by rejection on ``n.bit_length()`` bits (exact)."""
-        if n <= 0:
-            raise ValueError(f"randbelow needs n > 0, got {n}")
-        k = n.bit_length()
-        mask = (1 << k) - 1
-        pool, left = self._pool, self._left
-        while True:
-            if left < k:
-                self._pool, self._left = pool, left
-                self._refill(k)
-                pool, left = self._pool, self._left
-            r = pool & mask
-            pool >>= k
-            left -= k
-            if r < n:
-                self._pool, self._left = pool, left
-                return r
+        return self.randbelow_many(n, 1)[0]
 
     def randbelow_many(self, n: int, k: int) -> list[int]:
         """``k`` independent uniform ints in [0, n): ``[randbelow(n) for _ in range(k)]``, faster."""
@@ -177,21 +180,12 @@ class DocumentRandom(random.Random):
     def choose(self, n: int, rate: float) -> list[int] | range:
         """Sorted indices of θ = ``rate`` of ``n`` sites, the count rounded stochastically.
 
-        ``floor(rate·n + u)`` sites with ``u`` uniform on [0, 1) (one :meth:`random`
-        draw when ``rate·n`` is not whole), then :meth:`sorted_sample`; see
-        :func:`humanize.attacks._sampling.choose_sites`.
+        :func:`stochastic_count` sites, then :meth:`sorted_sample`.
         """
-        if n <= 0 or rate <= 0:
+        k = stochastic_count(rate, n, self)
+        if not k:
             return []
-        if rate >= 1:
-            return range(n)
-        x = rate * n
-        k = int(x)
-        if x != k and self.random() < x - k:
-            k += 1
-        if k == n:
-            return range(n)
-        return self.sorted_sample(n, k) if k else []
+        return range(n) if k == n else self.sorted_sample(n, k)
 
     def sorted_sample(self, n: int, k: int) -> list[int]:
         """``k`` distinct ints from ``range(n)``, uniformly among the k-subsets, in increasing order.

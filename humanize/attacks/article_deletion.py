@@ -24,7 +24,7 @@ import regex
 
 from ._sampling import choose_sites
 from ._stream import DocumentRandom
-from .base import Edit, SiteAttack
+from .base import Edit, SiteAttack, apply_edits
 
 SCOPES = ("raid", "extended")
 #: RAID's sites: " a ", " an ", " the " (the space after the article is not consumed).
@@ -80,8 +80,8 @@ def _raid_split(text: str) -> list[str]:
 
 def _raid_sites(text: str) -> list[tuple[int, int]]:
     """(start, end) of RAID's sites: each article and the space after it, in text order."""
-    bounds = list(accumulate(map(len, _raid_split(text))))
-    return [(a + 1, b + 1) for a, b in zip(bounds[0::2], bounds[1::2])]
+    pieces = _raid_split(text)
+    return [(s, e) for s, e, _ in _raid_edits(pieces, range(len(pieces) // 2))]
 
 
 def _raid_edits(pieces: list[str], chosen) -> list[tuple[int, int, str]]:
@@ -162,13 +162,4 @@ class ArticleDeletion(SiteAttack):
         if not sites:
             return text, []
         edits = _capitalising_deletions(text, sites, choose_sites(len(sites), self.rate, self.random(text)))
-        if not edits:
-            return text, []
-        parts = []
-        pos = 0
-        for s, e, r in edits:
-            parts.append(text[pos:s])
-            parts.append(r)
-            pos = e
-        parts.append(text[pos:])
-        return "".join(parts), lambda: edits
+        return apply_edits(text, edits), lambda: edits

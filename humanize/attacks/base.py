@@ -181,7 +181,7 @@ class Attack:
 
     # -- parameters -----------------------------------------------------------------
     @classmethod
-    def _param_names(cls) -> list[str]:
+    def _param_tuple(cls) -> tuple[str, ...]:
         # inspect.signature costs more than a cheap attack's whole run: read it once per class
         names = cls.__dict__.get("_param_names_cache")
         if names is None:
@@ -192,15 +192,15 @@ class Attack:
                 if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
             )
             cls._param_names_cache = names
-        return list(names)
+        return names
+
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        return list(cls._param_tuple())
 
     def get_params(self) -> dict:
         """The constructor arguments as given."""
-        names = type(self).__dict__.get("_param_names_cache")
-        if names is None:
-            self._param_names()
-            names = type(self).__dict__["_param_names_cache"]
-        return {k: getattr(self, k) for k in names}
+        return {k: getattr(self, k) for k in self._param_tuple()}
 
     def set_params(self, **params) -> "Attack":
         valid = self._param_names()

@@ -69,11 +69,11 @@ class Homoglyph(SiteAttack):
         if multi is not None:
             positions = [m.start() for m in multi.finditer(text)]
             if positions:
-                rnd = self.random(text)
+                picks = self.random(text).randbelow_many(n_options, len(positions))
                 parts, prev = [], 0
-                for i in positions:
+                for i, pick in zip(positions, picks):
                     parts.append(out[prev:i])
-                    parts.append(table[text[i]][rnd.randbelow(n_options)])
+                    parts.append(table[text[i]][pick])
                     prev = i + 1
                 parts.append(out[prev:])
                 out = "".join(parts)

@@ -12,6 +12,7 @@ import unicodedata
 
 import regex
 
+from ._sampling import choose_sites
 from ._stream import DocumentRandom
 from .base import Edit, SiteAttack
 
@@ -46,7 +47,16 @@ class NumberSwap(SiteAttack):
         return _sites(text)
 
     def edit(self, text: str, i: int, rnd: DocumentRandom) -> Edit:
-        value = unicodedata.decimal(text[i])
-        zero = ord(text[i]) - value
-        new = (value + 1 + rnd.randbelow(9)) % 10  # uniform over the nine other digits
-        return Edit(i, i + 1, chr(zero + new))
+        return _swap(text, i, rnd.randbelow(9))
+
+    def choose(self, text: str, sites: list[int], rnd: DocumentRandom) -> list[Edit]:
+        # SiteAttack.choose's draws, the nine-way ones taken in one call
+        chosen = choose_sites(len(sites), self.rate, rnd)
+        return [_swap(text, sites[j], shift) for j, shift in zip(chosen, rnd.randbelow_many(9, len(chosen)))]
+
+
+def _swap(text: str, i: int, shift: int) -> Edit:
+    """Digit ``i`` moved ``1 + shift`` steps on (``shift`` in [0, 9)): uniform over the nine other digits."""
+    value = unicodedata.decimal(text[i])
+    zero = ord(text[i]) - value
+    return Edit(i, i + 1, chr(zero + (value + 1 + shift) % 10))
