@@ -23,7 +23,20 @@ class Registry:
             raise TypeError(f"{self.kind} name must be a non-empty str, got {name!r}")
         if not isinstance(target, str) and not (isinstance(target, type) and issubclass(target, self.base)):
             raise TypeError(f"register expects a subclass of {self.base.__name__} or 'module:Class', got {target!r}")
+        if isinstance(target, str) and target.count(":") != 1:
+            raise ValueError(f"register expects an import path 'module:Class', got {target!r}")
+        if isinstance(target, type):
+            self._check_name(name, target)
         self.entries[name] = target
+
+    def _check_name(self, name: str, cls: type) -> None:
+        """A class's ``name`` is its registry key: results, reports and random streams are keyed by it."""
+        own = getattr(cls, "name", None)
+        if own != name:
+            raise ValueError(
+                f"cannot register {cls.__qualname__} as {self.kind} {name!r}: its name attribute is {own!r}; "
+                f"set {cls.__qualname__}.name = {name!r} (outputs, reports and random streams are keyed by it)"
+            )
 
     def available(self) -> list[str]:
         """Registered names, sorted."""
@@ -39,8 +52,12 @@ class Registry:
             raise ValueError(f"unknown {self.kind} {name!r}; available: {', '.join(self.available())}") from None
         if isinstance(target, type):
             return target
-        module, _, cls = target.partition(":")
-        return getattr(importlib.import_module(module), cls)
+        module, _, attr = target.partition(":")
+        cls = getattr(importlib.import_module(module), attr)
+        if not (isinstance(cls, type) and issubclass(cls, self.base)):
+            raise TypeError(f"{self.kind} {name!r} is registered as {target!r}, which is not a {self.base.__name__}")
+        self._check_name(name, cls)
+        return cls
 
     def get(self, name: str, **params):
         """Build the object registered under ``name`` with ``params``."""

@@ -10,29 +10,23 @@ Attack classes are imported on first access, so ``import humanize.attacks`` is c
 from __future__ import annotations
 
 from humanize._lazy import lazy_getattr
+from humanize._lazy import registry_exports as _registry_exports
 
 from ._stream import DocumentRandom
 from .base import (Attack, AttackResult, Edit, SiteAttack, apply_edits, check_edits, document_random, document_rng,
                    document_seed)
 from .pipeline import Pipeline, compose_edits
-from .registry import RULE_BASED, available, get, register, resolve
+from .registry import _REGISTRY, RULE_BASED, available, get, register, resolve
 
-_CLASSES = {
-    "AlternativeSpelling": "alternative_spelling",
-    "ArticleDeletion": "article_deletion",
-    "Homoglyph": "homoglyph",
-    "InsertParagraphs": "insert_paragraphs",
-    "Misspelling": "misspelling",
-    "NumberSwap": "number_swap",
-    "UpperLower": "upper_lower",
-    "Whitespace": "whitespace",
-    "ZeroWidthSpace": "zero_width_space",
-    "StripFormat": "format",
-    "ImposeFormat": "format",
+#: Helpers of the format counterfactuals that are not registered attacks.
+_EXTRAS = {
     "FormatProfile": "format",
     "is_admissible": "format",
     "InadmissibleTransform": "format",
 }
+#: Every registered attack class under its class name, plus the extras: adding an attack is
+#: one module and one registry line, and ``attacks.ClassName`` works without another edit.
+_CLASSES = {**_registry_exports(_REGISTRY), **_EXTRAS}
 
 __all__ = [
     "Attack",
@@ -56,8 +50,8 @@ __all__ = [
 ]
 
 
-__getattr__ = lazy_getattr(__name__, _CLASSES)
+__getattr__ = lazy_getattr(__name__, _CLASSES, _REGISTRY)
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_CLASSES))
+    return sorted(set(globals()) | set(_CLASSES) | set(_registry_exports(_REGISTRY)))

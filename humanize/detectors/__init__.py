@@ -4,25 +4,21 @@ Classes are imported on first access (``humanize.detectors.FastDetectGPT``) so t
 ``import humanize.detectors`` does not import torch.
 """
 
-from humanize._lazy import lazy_getattr
+from humanize._lazy import lazy_getattr, registry_exports
 
 from .base import Detector, NotFittedError, check_labels, check_texts
-from .registry import available, get, register, resolve
+from .registry import _REGISTRY, available, get, register, resolve
 
-_CLASSES = {
-    "LogLikelihood": "metric",
-    "Rank": "metric",
-    "LogRank": "metric",
-    "Entropy": "metric",
-    "GLTR": "metric",
-    "LRR": "metric",
-    "MetricFeaturesLR": "metric_lr",
-    "FastDetectGPT": "fast_detectgpt",
-    "Binoculars": "binoculars",
-}
+#: Every registered detector class under its class name (derived from the registry, so adding
+#: a detector is one module and one registry line).
+_CLASSES = registry_exports(_REGISTRY)
 
 __all__ = ["Detector", "NotFittedError", "available", "check_labels", "check_texts", "get", "register", "resolve",
            *_CLASSES]
 
 
-__getattr__ = lazy_getattr(__name__, _CLASSES)
+__getattr__ = lazy_getattr(__name__, _CLASSES, _REGISTRY)
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_CLASSES) | set(registry_exports(_REGISTRY)))

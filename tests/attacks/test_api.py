@@ -136,3 +136,54 @@ def test_results_with_deferred_edits_pickle_and_attacks_run_in_worker_processes(
 def test_output_versions_are_per_attack_and_a_pipeline_carries_its_members():
     assert attacks.Homoglyph().version == attacks.Whitespace().version == "2"
     assert attacks.Pipeline([attacks.Homoglyph(), attacks.Whitespace()]).version == "2+2"
+
+
+def test_registry_rejects_a_class_whose_name_is_not_its_key():
+    class Quiet(Attack):
+        name = "quiet_test"
+
+        def __init__(self, rate: float = 1.0, seed: int = 0):
+            self.rate = rate
+            self.seed = seed
+
+    with pytest.raises(ValueError, match=r"name attribute is 'quiet_test'"):
+        attacks.register("loud_test", Quiet)
+    assert "loud_test" not in attacks.available()
+    # a lazily registered path is checked when it is resolved
+    attacks.register("not_homoglyph_test", "humanize.attacks.homoglyph:Homoglyph")
+    try:
+        with pytest.raises(ValueError, match="name attribute is 'homoglyph'"):
+            attacks.get("not_homoglyph_test")
+    finally:
+        attacks.registry._REGISTRY.pop("not_homoglyph_test")
+    with pytest.raises(ValueError, match="module:Class"):
+        attacks.register("no_colon_test", "humanize.attacks.homoglyph")
+
+
+def test_every_registered_class_is_exported_and_keeps_its_key_as_name():
+    from humanize import detectors
+
+    for package in (attacks, detectors):
+        for key in package.available():
+            cls = package.resolve(key)
+            assert cls.name == key
+            assert getattr(package, cls.__name__) is cls, f"{package.__name__}.{cls.__name__} is not exported"
+            assert cls.__name__ in package.__all__
+            assert cls.__name__ in dir(package)
+
+
+def test_a_class_registered_at_run_time_is_exported_by_its_class_name():
+    class ShoutLater(Attack):
+        name = "shout_later_test"
+
+        def __init__(self, rate: float = 1.0, seed: int = 0):
+            self.rate = rate
+            self.seed = seed
+
+    attacks.register("shout_later_test", ShoutLater)
+    try:
+        assert attacks.ShoutLater is ShoutLater
+    finally:
+        attacks.registry._REGISTRY.pop("shout_later_test")
+    with pytest.raises(AttributeError):
+        attacks.ShoutLater
