@@ -67,6 +67,8 @@ class Measurement:
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise TypeError(f"count {key!r} must be a number, got {type(value).__name__}")
             self.counts[key] = self.counts.get(key, 0) + value
+            if self.record is not None:  # counted after the timed block (e.g. tokens): the record takes them too
+                self.record[key] = self.counts[key]
 
     def count_input(self, texts: Any) -> None:
         """Count tokens of the call's input texts with the meter's tokenizer."""

@@ -4,12 +4,15 @@ For each target length L (100, 200, ..., 1,000 tokens) sample up to
 ``per_bucket`` documents whose length is in [L, L + step), truncate each to
 exactly L tokens, run the attack on each document alone, and report time and
 memory per bucket. Buckets with no long-enough document are kept with
-``n_docs = 0`` (TH-Bench Table 4 has such gaps too).
+``n_docs = 0`` (TH-Bench Table 4 has such gaps too). Calls that raise are not
+timed: ``n_errors`` counts them per bucket, a warning quotes the first, and a
+sweep in which every call raised is an error.
 """
 from __future__ import annotations
 
 import hashlib
 import math
+import warnings
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 import numpy as np
@@ -18,11 +21,33 @@ import pandas as pd
 from .meter import CostMeter
 from .tokens import resolve_tokenizer
 
-__all__ = ["length_sweep", "bucket_documents", "summarize_sweep"]
+__all__ = ["SweepError", "length_sweep", "bucket_documents", "summarize_sweep"]
+
+
+class SweepError(RuntimeError):
+    """Every measured call of a length sweep raised: there is nothing to report."""
 
 
 def _seed(seed: int, length: int) -> int:
     return int.from_bytes(hashlib.sha256(f"{seed}:{length}".encode()).digest()[:8], "little")
+
+
+def _check_int(name: str, value: Any, minimum: Optional[int]) -> None:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {value!r} ({type(value).__name__})")
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
+
+
+def _check_lengths(lengths: Any) -> list[int]:
+    if isinstance(lengths, (str, bytes)) or not hasattr(lengths, "__iter__"):
+        raise TypeError(f"lengths must be an iterable of token counts (int), got {type(lengths).__name__}")
+    lengths = list(lengths)
+    if not lengths:
+        raise ValueError("lengths must hold at least one token count")
+    for n in lengths:
+        _check_int("lengths: each length", n, 1)
+    return sorted(int(n) for n in lengths)
 
 
 def bucket_documents(documents: Sequence[str], lengths: Iterable[int] = range(100, 1001, 100), *,
@@ -35,9 +60,11 @@ def bucket_documents(documents: Sequence[str], lengths: Iterable[int] = range(10
     for i, d in enumerate(documents):
         if not isinstance(d, str):
             raise TypeError(f"documents[{i}] must be a str, got {type(d).__name__}")
-    lengths = sorted(int(n) for n in lengths)
-    if not lengths or lengths[0] < 1:
-        raise ValueError(f"lengths must be positive token counts, got {lengths}")
+    lengths = _check_lengths(lengths)
+    _check_int("per_bucket", per_bucket, 1)
+    _check_int("seed", seed, None)
+    if step is not None:
+        _check_int("step", step, 1)
     if step is None:
         step = lengths[1] - lengths[0] if len(lengths) > 1 else lengths[0]
     spans_of = resolve_tokenizer(tokenizer)
@@ -56,16 +83,18 @@ def bucket_documents(documents: Sequence[str], lengths: Iterable[int] = range(10
 
 def summarize_sweep(records: pd.DataFrame, lengths: Optional[Iterable[int]] = None) -> pd.DataFrame:
     """Per-bucket time and memory from per-document sweep records."""
-    cols = ["bucket", "n_docs", "wall_s_mean", "wall_s_median", "wall_s_max", "cpu_s_mean",
+    cols = ["bucket", "n_docs", "n_errors", "wall_s_mean", "wall_s_median", "wall_s_max", "cpu_s_mean",
             "peak_rss_mb_max", "rss_delta_mb_max", "gpu_peak_mb_max", "tokens_out_mean"]
     buckets = sorted(set(records["bucket"]) if len(records) else set()) if lengths is None else sorted(lengths)
     out = []
     for b in buckets:
         r = records[records["bucket"] == b] if len(records) else records
-        ok = r[r["error"] == ""] if len(r) else r
+        ok = r[r["error"] == ""] if len(r) and "error" in r else r
+
         def stat(col, fn):
             return float(fn(ok[col])) if len(ok) and col in ok and ok[col].notna().any() else math.nan
-        out.append({"bucket": b, "n_docs": int(len(ok)), "wall_s_mean": stat("wall_s", np.nanmean),
+        out.append({"bucket": b, "n_docs": int(len(ok)), "n_errors": int(len(r) - len(ok)),
+                    "wall_s_mean": stat("wall_s", np.nanmean),
                     "wall_s_median": stat("wall_s", np.nanmedian), "wall_s_max": stat("wall_s", np.nanmax),
                     "cpu_s_mean": stat("cpu_s", np.nanmean), "peak_rss_mb_max": stat("peak_rss_mb", np.nanmax),
                     "rss_delta_mb_max": stat("rss_delta_mb", np.nanmax),
@@ -90,7 +119,7 @@ def length_sweep(fn: Callable, documents: Sequence[str], lengths: Iterable[int] 
     """
     if not callable(fn):
         raise TypeError(f"fn must be callable, got {type(fn).__name__}")
-    lengths = list(lengths)
+    lengths = _check_lengths(lengths)
     docs = bucket_documents(documents, lengths, per_bucket=per_bucket, tokenizer=tokenizer, seed=seed)
     if batched is None:
         batched = getattr(fn, "__name__", "") == "batch"
@@ -98,16 +127,27 @@ def length_sweep(fn: Callable, documents: Sequence[str], lengths: Iterable[int] 
     meter = meter if meter is not None else CostMeter(count_tokens=tokenizer)
     name = attack or getattr(getattr(fn, "__self__", None), "name", None) or getattr(fn, "__qualname__", "fn")
     if warmup and len(docs):
-        call(docs["text"].iloc[int(np.argmin(docs["tokens"].to_numpy()))])
+        try:
+            call(docs["text"].iloc[int(np.argmin(docs["tokens"].to_numpy()))])
+        except Exception:  # noqa: BLE001 - unmeasured; the measured call on that text records the error
+            pass
     start = len(meter.records)
+    first_error: Optional[BaseException] = None
     for row in docs.itertuples(index=False):
         try:
             with meter.measure(doc_id=int(row.source_index), attack=name, bucket=int(row.bucket)) as m:
                 m.add(tokens_in=int(row.tokens))
                 m.count_output(call(row.text))
-        except Exception:  # noqa: BLE001 - the record keeps the error; the sweep goes on
-            pass
+        except Exception as exc:  # noqa: BLE001 - the record keeps the error; the sweep goes on
+            first_error = first_error or exc
     records = pd.DataFrame(meter.records[start:])
+    if first_error is not None:
+        n_err = int((records["error"] != "").sum())
+        what = f"{n_err} of {len(records)} calls of {name} raised; first: {type(first_error).__name__}: {first_error}"
+        if n_err == len(records):
+            raise SweepError(f"length_sweep: every call failed ({what})") from first_error
+        warnings.warn(f"length_sweep: {what} (counted in n_errors, left out of the timings)", RuntimeWarning,
+                      stacklevel=2)
     if per_document:
         return records
     return summarize_sweep(records, lengths)

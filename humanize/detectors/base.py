@@ -8,28 +8,36 @@ Learnable detectors also implement ``fit(texts, labels)``; labels are
 
 from __future__ import annotations
 
-import inspect
 from typing import Sequence
 
 import numpy as np
+
+from humanize._params import ParamsMixin
 
 
 class NotFittedError(RuntimeError):
     """A learnable detector was asked to score before ``fit``."""
 
 
-def check_texts(detector: "Detector", texts) -> list[str]:
-    """Validate a batch of texts: a sequence of str (a single str is a mistake)."""
-    name = type(detector).__name__
+def check_texts(detector: "Detector", texts, method: str = "score") -> list[str]:
+    """Validate a batch of texts: a sequence of str (a single str is a mistake).
+
+    ``method`` names the caller in the message (``"fit"``, ``"predict_proba"``...).
+    Lone surrogates are allowed here; they are repaired where texts enter a model
+    (:func:`humanize.models.text.model_input`).
+    """
+    where = f"{type(detector).__name__}.{method}"
     if isinstance(texts, str):
-        raise TypeError(f"{name}.score expects a sequence of str, got a single str (wrap it in a list)")
+        raise TypeError(f"{where} expects a sequence of str, got a single str (wrap it in a list)")
+    if isinstance(texts, (bytes, bytearray)) or texts is None or isinstance(texts, dict):
+        raise TypeError(f"{where} expects a sequence of str, got {type(texts).__name__}")
     try:
         texts = list(texts)
     except TypeError:
-        raise TypeError(f"{name}.score expects a sequence of str, got {type(texts).__name__}") from None
+        raise TypeError(f"{where} expects a sequence of str, got {type(texts).__name__}") from None
     for i, t in enumerate(texts):
         if not isinstance(t, str):
-            raise TypeError(f"{name}.score expects str items, item {i} is {type(t).__name__}")
+            raise TypeError(f"{where} expects str items, item {i} is {type(t).__name__}")
     return texts
 
 
@@ -51,28 +59,22 @@ def check_labels(labels, n: int) -> np.ndarray:
     return out
 
 
-class Detector:
-    """Base class for detectors. Subclasses implement ``score``; learnable ones ``fit`` too."""
+class Detector(ParamsMixin):
+    """Base class for detectors. Subclasses implement ``score``; learnable ones ``fit`` too.
+
+    Parameters follow :class:`humanize._params.ParamsMixin`: stored as given,
+    checked in ``_validate()``, read back by ``get_params``, set by ``set_params``.
+    ``fingerprint()`` identifies the configuration (class, ``version``, parameters,
+    resolved models, library version) for the results store.
+    """
 
     name: str = "detector"
     #: True for detectors that must be ``fit`` before ``score``.
     learnable: bool = False
-
-    @classmethod
-    def _param_names(cls) -> list[str]:
-        sig = inspect.signature(cls.__init__)
-        return [
-            p.name
-            for p in sig.parameters.values()
-            if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-        ]
-
-    def get_params(self) -> dict:
-        return {k: getattr(self, k) for k in self._param_names()}
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-        return f"{type(self).__name__}({args})"
+    #: The scores' version for given parameters and models: bump it when they change.
+    version: str = "1"
+    #: Scores depend on the library's code (model loading, scoring), so its version is in the fingerprint.
+    _library_version = True
 
     def fit(self, texts: Sequence[str], labels) -> "Detector":
         if not self.learnable:
@@ -84,4 +86,4 @@ class Detector:
 
     def describe(self) -> dict:
         """What produced the scores: name, parameters, and the models actually used."""
-        return {"detector": self.name, "params": {k: repr(v) for k, v in self.get_params().items()}}
+        return {"detector": self.name, "params": {k: repr(v) for k, v in self.get_params(deep=False).items()}}

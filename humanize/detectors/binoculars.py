@@ -50,6 +50,7 @@ class Binoculars(Detector):
     """
 
     name = "binoculars"
+    _model_params = ("observer", "performer")
 
     def __init__(self, observer="tiiuae/falcon-7b", performer="tiiuae/falcon-7b-instruct", *,
                  max_tokens: int = DEFAULT_MAX_TOKENS, batch_tokens=None, device=None, dtype=None):

@@ -35,6 +35,7 @@ class FastDetectGPT(CausalLMMetricDetector):
     """
 
     name = "fast_detectgpt"
+    _model_params = ("model", "reference_model")
     feature = "fast_detectgpt"
 
     def __init__(self, model="smollm2-135m-instruct", reference_model=None, *,

@@ -54,6 +54,7 @@ class HFClassifier(Detector):
     """
 
     name = "hf_classifier"
+    _model_params = ("model",)
 
     def __init__(self, model: str, machine_label: "str | int", max_tokens: "int | None" = None,
                  batch_size: int = 16, device: "str | None" = None, dtype: "str | None" = None):
@@ -63,11 +64,11 @@ class HFClassifier(Detector):
         self.batch_size = batch_size
         self.device = device
         self.dtype = dtype
-        self._validate_params()
+        self._validate()
         self._loaded = None
 
     # -- parameters ---------------------------------------------------------------------
-    def _validate_params(self) -> None:
+    def _validate(self) -> None:
         cls = type(self).__name__
         if not isinstance(self.model, str) or not self.model.strip():
             raise TypeError(f"{cls}: model must be a non-empty str (hub id, alias or directory), got {self.model!r}")
@@ -83,6 +84,7 @@ class HFClassifier(Detector):
             raise TypeError(f"{cls}: batch_size must be an int, got {type(self.batch_size).__name__}")
         if self.batch_size < 1:
             raise ValueError(f"{cls}: batch_size must be >= 1, got {self.batch_size}")
+        self._loaded = None  # new parameters: the model loads again on the next score
 
     # -- model --------------------------------------------------------------------------
     def _load(self):
@@ -140,7 +142,7 @@ class HFClassifier(Detector):
 
     def predict_proba(self, texts: Sequence[str]) -> np.ndarray:
         """Softmax over all the model's labels (columns in ``labels()`` order)."""
-        texts = check_texts(self, texts)
+        texts = check_texts(self, texts, "predict_proba")
         loaded = self._load()
         if not texts:
             return np.zeros((0, int(loaded.model.config.num_labels)), dtype=np.float64)
@@ -163,10 +165,20 @@ def batched_softmax(model, tokenizer, texts: list[str], max_tokens: int, batch_s
     """Class probabilities of a sequence classifier, shape ``(len(texts), num_labels)``.
 
     Texts are tokenised once with truncation at ``max_tokens``, sorted by length so each
-    padded batch wastes little, and the rows are returned in the input order.
+    padded batch wastes little, and the rows are returned in the input order. Texts enter
+    through :func:`humanize.models.text.model_input` (lone surrogates -> U+FFFD, with a warning),
+    and only a prefix holding their first ``max_tokens`` tokens is tokenised.
     """
     import torch
 
+    from humanize.models.text import model_input, token_prefix
+
+    texts, _ = model_input(texts, where=f"{type(model).__name__} tokenizer")
+
+    def count(prefix: str) -> int:
+        return len(tokenizer(prefix, add_special_tokens=False)["input_ids"])
+
+    texts = [token_prefix(t, max_tokens, count) for t in texts]  # the rest would be cut anyway
     encoded = tokenizer(texts, truncation=True, max_length=max_tokens, padding=False)
     ids = encoded["input_ids"]
     # Without a pad token (in the tokenizer or, for decoder classifiers that pick the

@@ -75,6 +75,7 @@ class LMDetector(Detector):
     """
 
     name = "lm_d"
+    _model_params = ("model",)
     learnable = True
 
     def __init__(self, model: str = "all-minilm-l6-v2", epochs: int = 1, lr: float = 2e-4,
@@ -91,9 +92,9 @@ class LMDetector(Detector):
         self.freeze_embeddings = freeze_embeddings
         self.seed = seed
         self.device = device
-        self._validate_params()
+        self._validate()
 
-    def _validate_params(self) -> None:
+    def _validate(self) -> None:
         cls = type(self).__name__
         if not isinstance(self.model, str) or not self.model.strip():
             raise TypeError(f"{cls}: model must be a non-empty str (alias, hub id or directory), got {self.model!r}")
@@ -166,9 +167,11 @@ class LMDetector(Detector):
         from transformers import get_linear_schedule_with_warmup
 
         from humanize.models import resolve_device
+        from humanize.models.text import model_input
 
-        texts = check_texts(self, texts)
+        texts = check_texts(self, texts, "fit")
         classes, y = encode_labels(labels, len(texts))
+        texts, _ = model_input(texts, where=f"{type(self).__name__}.fit")
         device = resolve_device(self.device)
         path = self._model_dir()
         rng = np.random.default_rng(self.seed)
@@ -225,7 +228,7 @@ class LMDetector(Detector):
     def predict_proba(self, texts: Sequence[str]) -> np.ndarray:
         """Class probabilities, shape ``(len(texts), len(classes_))``; rows sum to 1."""
         self._check_fitted()
-        texts = check_texts(self, texts)
+        texts = check_texts(self, texts, "predict_proba")
         if not texts:
             return np.zeros((0, len(self.classes_)), dtype=np.float64)
         return batched_softmax(self.model_, self.tokenizer_, texts, int(self.max_tokens), int(self.batch_size))
@@ -242,7 +245,7 @@ class LMDetector(Detector):
             raise ValueError(f"score needs a 'human' class, but this detector was fit on {list(self.classes_)}; "
                              f"use predict_proba/predict for source-model attribution")
         human = list(self.classes_).index("human")
-        proba = self.predict_proba(texts)
+        proba = self.predict_proba(check_texts(self, texts))
         return 1.0 - proba[:, human] if len(proba) else np.zeros(0, dtype=np.float64)
 
     def describe(self) -> dict:

@@ -125,8 +125,15 @@ def set_cache_size(maxsize: int) -> None:
     _CACHE.resize(int(maxsize))
 
 
-def _model_key(lm) -> tuple:
-    return (lm.kind, lm.resolved, str(lm.device), str(lm.dtype), id(lm.model))
+def _model_key(lm) -> str:
+    """The model's identity (weights, kind, device type, dtype), never its address: a freed model's
+    id can be reused by another, and the same weights loaded twice share their statistics."""
+    key = getattr(lm, "identity_key", None)
+    if isinstance(key, str):
+        return key
+    from humanize.models.identity import identity_key
+
+    return identity_key(lm)
 
 
 def _text_key(text: str) -> bytes:
@@ -183,10 +190,12 @@ class LMStatistics:
             check_same_tokenizer(reference, lm)
         self.lm, self.reference = lm, reference
         self.max_tokens, self.batch_tokens, self.cache = int(max_tokens), batch_tokens, bool(cache)
+        self._lm_key = _model_key(lm)
+        self._ref_key = _model_key(reference) if reference is not None else None
 
     def _key(self, text_key: bytes, with_reference: bool = True) -> tuple:
-        ref = _model_key(self.reference) if (with_reference and self.reference is not None) else None
-        return (_model_key(self.lm), ref, self.max_tokens, text_key)
+        ref = self._ref_key if with_reference else None
+        return (self._lm_key, ref, self.max_tokens, text_key)
 
     def compute(self, texts: Sequence[str]) -> list[TextStatistics]:
         """Statistics of each text, in input order (identical texts are computed once)."""
@@ -194,6 +203,10 @@ class LMStatistics:
         for i, t in enumerate(texts):
             if not isinstance(t, str):
                 raise TypeError(f"texts must be str, item {i} is {type(t).__name__}")
+        from humanize.models.text import model_input
+
+        # repaired before the cache lookup, so cached and fresh texts warn alike
+        texts, _ = model_input(texts, where=f"tokenizer of {self.lm.resolved}")
         keys = [_text_key(t) for t in texts]
         found: dict[bytes, TextStatistics] = {}
         todo: dict[bytes, str] = {}
@@ -216,7 +229,8 @@ class LMStatistics:
     def _encode(self, texts: list[str]) -> tuple[list[list[int]], list[bool]]:
         from humanize.models.scoring import encode_for_scoring
 
-        ids, _, has_bos = encode_for_scoring(self.lm, texts)
+        # one token more than is scored tells whether the text was cut; the rest is never tokenised
+        ids, _, has_bos = encode_for_scoring(self.lm, texts, max_tokens=self.max_tokens + 1)
         keep = self.max_tokens + (1 if has_bos else 0)
         return [seq[:keep] for seq in ids], [len(seq) > keep for seq in ids]
 
@@ -271,7 +285,7 @@ class LMStatistics:
                         # the scoring and reference models' own statistics come for free
                         _CACHE.put(self._key(keys[i], with_reference=False), stats)
                         ref_own = _own_stats(ref_logits[r, :n].float(), target.to(ref_logits.device))
-                        _CACHE.put((_model_key(self.reference), None, self.max_tokens, keys[i]),
+                        _CACHE.put((self._ref_key, None, self.max_tokens, keys[i]),
                                    TextStatistics(token_ids=stats.token_ids, truncated=truncated[i], **ref_own))
                     if ref_logits is not None:
                         mean, var = _cross_stats(ref_logits[r, :n].float().to(logits.device), logits[r, :n].float())

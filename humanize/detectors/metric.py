@@ -118,6 +118,7 @@ class CausalLMMetricDetector(Detector):
     feature: str = ""
     #: which column of that feature is the zero-shot score.
     score_column: int = 0
+    _model_params = ("model",)
 
     def __init__(self, model="smollm2-135m-instruct", *, max_tokens: int = DEFAULT_MAX_TOKENS,
                  batch_tokens=None, device=None, dtype=None):

@@ -80,7 +80,7 @@ class MetricFeaturesLR(CausalLMMetricDetector):
         from sklearn.pipeline import make_pipeline
         from sklearn.preprocessing import StandardScaler
 
-        texts = check_texts(self, texts)
+        texts = check_texts(self, texts, "fit")
         y = check_labels(labels, len(texts))
         if len(np.unique(y)) < 2:
             raise ValueError(f"fit needs both human and machine texts, got only {'machine' if y[0] else 'human'} "

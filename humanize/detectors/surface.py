@@ -162,7 +162,11 @@ class SurfaceProbe(Detector):
         self.C = C
         self.max_iter = max_iter
         self.random_state = random_state
-        _check_feature_names(features)
+        self._validate()
+
+    def _validate(self) -> None:
+        _check_feature_names(self.features)
+        C, max_iter = self.C, self.max_iter
         if isinstance(C, bool) or not isinstance(C, (int, float)) or not C > 0:
             raise ValueError(f"SurfaceProbe: C must be a positive number, got {C!r}")
         if isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1:
@@ -173,7 +177,7 @@ class SurfaceProbe(Detector):
         from sklearn.pipeline import Pipeline
         from sklearn.preprocessing import StandardScaler
 
-        texts = check_texts(self, texts)
+        texts = check_texts(self, texts, "fit")
         y = check_labels(labels, len(texts))
         if len(np.unique(y)) < 2:
             raise ValueError(f"fit needs both human and machine texts, got only "

@@ -30,9 +30,9 @@ class TfidfLogReg(Detector):
         self.C = C
         self.max_iter = max_iter
         self.random_state = random_state
-        self._validate_params()
+        self._validate()
 
-    def _validate_params(self) -> None:
+    def _validate(self) -> None:
         cls = type(self).__name__
         ng = self.ngram_range
         if (not isinstance(ng, (tuple, list)) or len(ng) != 2
@@ -61,7 +61,7 @@ class TfidfLogReg(Detector):
         ])
 
     def fit(self, texts: Sequence[str], labels) -> "TfidfLogReg":
-        texts = check_texts(self, texts)
+        texts = check_texts(self, texts, "fit")
         y = check_labels(labels, len(texts))
         if len(np.unique(y)) < 2:
             raise ValueError(f"fit needs both human and machine texts, got only "

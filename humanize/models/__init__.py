@@ -12,6 +12,7 @@ GPT-2 the offline default is :data:`DEFAULT_CAUSAL_LM`; results record
 """
 from .cache import cache_dir, clear_loaded, loaded_models
 from .errors import ModelUnavailable
+from .identity import model_identity
 from .loading import (
     LoadedModel,
     add_load_listener,
@@ -26,13 +27,14 @@ from .loading import (
 )
 from .registry import DEFAULT_CAUSAL_LM, DEFAULT_SENTENCE_ENCODER, PACKAGED
 from .scoring import sequence_logprobs, token_logprobs
+from .text import HumanizeWarning, TextRepairWarning, model_input
 from .vectors import WordVectors, load_word_vectors
 from .wordnet import load_wordnet
 
 __all__ = [
-    "ModelUnavailable", "LoadedModel", "load_causal_lm", "load_masked_lm", "load_seq2seq",
+    "ModelUnavailable", "model_identity", "LoadedModel", "load_causal_lm", "load_masked_lm", "load_seq2seq",
     "load_sequence_classifier", "load_sentence_encoder", "load_word_vectors", "load_wordnet",
     "DEFAULT_CAUSAL_LM", "DEFAULT_SENTENCE_ENCODER", "PACKAGED", "token_logprobs", "sequence_logprobs",
     "WordVectors", "cache_dir", "clear_loaded", "loaded_models", "add_load_listener",
-    "remove_load_listener", "resolve_device", "resolve_dtype",
+    "remove_load_listener", "resolve_device", "resolve_dtype", "model_input", "HumanizeWarning", "TextRepairWarning",
 ]

@@ -57,6 +57,30 @@ class LoadedModel:
     source: str = ""
 
     @property
+    def identity(self) -> dict:
+        """Which weights these are (package version, hub commit or contents digest), kind, device type, dtype.
+
+        Computed once per instance (see :mod:`humanize.models.identity`); fingerprints and
+        the statistics cache key on it, never on the object's address or load time.
+        """
+        found = self.__dict__.get("_identity")
+        if found is None:
+            from .identity import loaded_identity
+
+            found = self.__dict__["_identity"] = loaded_identity(self)
+        return found
+
+    @property
+    def identity_key(self) -> str:
+        """A short hex digest of :attr:`identity` (for in-process cache keys)."""
+        found = self.__dict__.get("_identity_key")
+        if found is None:
+            from .identity import identity_key
+
+            found = self.__dict__["_identity_key"] = identity_key(self)
+        return found
+
+    @property
     def context_length(self) -> Optional[int]:
         """Longest input the model accepts (None when it does not say)."""
         cfg = getattr(self.model, "config", None)

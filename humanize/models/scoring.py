@@ -13,6 +13,8 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from .text import model_input, token_prefix
+
 __all__ = ["token_logprobs", "sequence_logprobs", "encode_for_scoring", "DEFAULT_WINDOW"]
 
 DEFAULT_WINDOW = 1024  # GPT-2's context, the window TH-Bench's perplexity saw
@@ -36,12 +38,25 @@ def encode_for_scoring(lm, texts: Sequence[str], *, offsets: bool = False, max_t
 
     Returns ``(ids, spans, has_bos)``: ``ids[i]`` a list of ints, ``spans[i]``
     an ``(n, 2)`` int array of character spans of the text's own tokens (or
-    None when ``offsets`` is False).
+    None when ``offsets`` is False). Texts go through
+    :func:`humanize.models.text.model_input` (lone surrogates -> U+FFFD, with a
+    warning); an empty list gives empty lists. With ``max_tokens`` only a prefix
+    holding the first ``max_tokens`` tokens is tokenised
+    (:func:`~humanize.models.text.token_prefix`), so the cost does not grow with
+    the rest of a long text.
     """
     tok = lm.tokenizer
-    enc = tok(list(texts), add_special_tokens=False, return_offsets_mapping=offsets,
-              return_attention_mask=False)
     bos = getattr(tok, "bos_token_id", None)
+    texts, _ = model_input(texts, where=f"tokenizer of {getattr(lm, 'resolved', 'the model')}")
+    if not texts:  # fast tokenizers raise IndexError on an empty batch
+        return [], ([] if offsets else None), bos is not None
+    if max_tokens is not None:
+        def count(prefix: str) -> int:
+            return len(tok(prefix, add_special_tokens=False, return_attention_mask=False)["input_ids"])
+
+        texts = [token_prefix(t, max_tokens, count) for t in texts]
+    enc = tok(texts, add_special_tokens=False, return_offsets_mapping=offsets,
+              return_attention_mask=False)
     ids_out, spans_out = [], []
     for i, ids in enumerate(enc["input_ids"]):
         ids = list(ids)[: max_tokens] if max_tokens is not None else list(ids)

@@ -1,17 +1,17 @@
 """One call that scores (original, attacked) pairs on every quality meter (TH-Bench Table 2)."""
 from __future__ import annotations
 
-import inspect
 from typing import Optional, Sequence, Union
 
 import numpy as np
 import pandas as pd
 
+from humanize._params import ParamsMixin
 from humanize.models import DEFAULT_CAUSAL_LM, DEFAULT_SENTENCE_ENCODER, LoadedModel
 
 from ._common import as_text_list
-from .lexical import edit_rate_with_note, flesch_with_note, rouge_l_with_note
-from .perplexity import perplexity_with_notes
+from .lexical import MAX_CHARS, check_max_chars, edit_rate_with_note, flesch_with_note, rouge_l_with_note
+from .perplexity import MAX_WINDOWS, check_max_windows, check_window_args, perplexity_with_notes
 from .similarity import similarity_with_notes
 
 __all__ = ["QualityMeter", "METERS", "summarize"]
@@ -19,7 +19,7 @@ __all__ = ["QualityMeter", "METERS", "summarize"]
 METERS = ("perplexity", "cosine", "rouge_l", "flesch", "edit_rate")
 
 
-class QualityMeter:
+class QualityMeter(ParamsMixin):
     """Score attacked texts against their originals on fluency, similarity and complexity.
 
     Parameters are stored as given; models load on the first :meth:`score`
@@ -29,29 +29,53 @@ class QualityMeter:
     encoder : sentence encoder for cosine (TH-Bench: all-MiniLM-L6-v2)
     meters : subset of ``METERS`` to compute; None = all
     batch_size, max_length, stride : perplexity batching and windows
+    max_windows : perplexity scores at most this many windows per text (its first tokens; noted when cut)
+    max_chars : ROUGE-L and edit rates give NaN (with a note) for a pair where a text is longer than this
+        (their cost grows with the product of the lengths)
     device : device for both models (None = CUDA when present)
+
+    Cost bounds per pair (measured by ``python benchmarks/bench_meter_bounds.py``): perplexity,
+    cosine and Flesch are linear in the length (perplexity's model work capped by ``max_windows``,
+    the encoder's by its 256-token input); ROUGE-L and edit rates are ``O(n m / 64)`` up to
+    ``max_chars`` and constant above it.
+
+    ``fingerprint()`` identifies what the figures depend on: the active meters'
+    parameters and the identity of the models they resolve (a change of the
+    default model changes it), for the runner's quality cache.
     """
+
+    #: The figures' version for given parameters and models: bump it when they change.
+    version = "1"
+    _model_params = ("lm", "encoder")
+    _library_version = True
+    _repr_changed_only = True
 
     def __init__(self, lm: Union[str, LoadedModel] = DEFAULT_CAUSAL_LM,
                  encoder: Union[str, LoadedModel] = DEFAULT_SENTENCE_ENCODER,
                  meters: Optional[Sequence[str]] = None, batch_size: int = 8,
-                 max_length: Optional[int] = None, stride: Optional[int] = None, device=None):
+                 max_length: Optional[int] = None, stride: Optional[int] = None,
+                 max_windows: int = MAX_WINDOWS, max_chars: int = MAX_CHARS, device=None):
         self.lm = lm
         self.encoder = encoder
         self.meters = meters
         self.batch_size = batch_size
         self.max_length = max_length
         self.stride = stride
+        self.max_windows = max_windows
+        self.max_chars = max_chars
         self.device = device
+        self._validate()
 
-    def __repr__(self) -> str:
-        params = inspect.signature(type(self).__init__).parameters
-        shown = []
-        for name in list(params)[1:]:
-            value = getattr(self, name)
-            if value is not params[name].default and value != params[name].default:
-                shown.append(f"{name}={getattr(value, 'resolved', value)!r}")
-        return f"{type(self).__name__}({', '.join(shown)})"
+    def _validate(self) -> None:
+        self._active()
+        check_window_args(self.batch_size, self.max_length, self.stride)
+        check_max_windows(self.max_windows)
+        check_max_chars(self.max_chars)
+
+    def _fingerprint_models(self) -> dict:
+        # only the models of the meters that run: ROUGE-L alone does not depend on the LM
+        active = self._active()
+        return {k: getattr(self, k) for k, meter in (("lm", "perplexity"), ("encoder", "cosine")) if meter in active}
 
     def _active(self) -> tuple[str, ...]:
         if self.meters is None:
@@ -83,6 +107,8 @@ class QualityMeter:
         if len(originals) != len(attacked):
             raise ValueError(f"originals and attacked differ in length: {len(originals)} != {len(attacked)}")
         active = self._active()
+        max_chars = check_max_chars(self.max_chars)
+        max_windows = check_max_windows(self.max_windows)
         n = len(originals)
         cols: dict[str, list] = {}
         notes: list[list[str]] = [[] for _ in range(n)]
@@ -95,7 +121,7 @@ class QualityMeter:
         if "perplexity" in active:
             ppl, why, model = perplexity_with_notes(
                 originals + attacked, self.lm, batch_size=self.batch_size, max_length=self.max_length,
-                stride=self.stride, device=self.device)
+                stride=self.stride, max_windows=max_windows, device=self.device)
             cols["perplexity_original"], cols["perplexity_attacked"] = ppl[:n], ppl[n:]
             cols["perplexity_delta"] = ppl[n:] - ppl[:n]
             cols["perplexity_model"] = [model] * n
@@ -106,7 +132,7 @@ class QualityMeter:
             cols["cosine"], cols["cosine_model"] = cos, [model] * n
             note("cosine", why)
         if "rouge_l" in active:
-            pairs = [rouge_l_with_note(a, b) for a, b in zip(originals, attacked)]
+            pairs = [rouge_l_with_note(a, b, max_chars) for a, b in zip(originals, attacked)]
             cols["rouge_l"] = [p[0] for p in pairs]
             note("rouge_l", [p[1] for p in pairs])
         if "flesch" in active:
@@ -118,7 +144,7 @@ class QualityMeter:
             note("flesch_original", [f[1] for f in fa])
             note("flesch_attacked", [f[1] for f in fb])
         if "edit_rate" in active:
-            er = [edit_rate_with_note(a, b) for a, b in zip(originals, attacked)]
+            er = [edit_rate_with_note(a, b, max_chars) for a, b in zip(originals, attacked)]
             cols["word_edit_rate"] = [e[0] for e in er]
             cols["char_edit_rate"] = [e[1] for e in er]
             note("edit_rate", [e[2] for e in er])

@@ -4,6 +4,14 @@ Offline the default model is ``smollm2-135m-instruct``; pass ``lm="gpt2"`` for
 the paper's setting when the hub is reachable. Long texts are scored with
 strided windows and all windows are batched by length
 (:func:`humanize.models.sequence_logprobs`).
+
+Cost bound: at most ``max_windows`` windows per text (default
+:data:`MAX_WINDOWS`, i.e. the first ``max_length + (max_windows - 1) * stride``
+ids = 4,608 with the default 1,024-token window, BOS included) go through the model, and
+only a prefix holding them through the tokenizer
+(:func:`humanize.models.text.token_prefix`), so the cost stops growing with the
+text; a longer text gets the perplexity of that prefix and a note. Texts enter the tokenizer
+through :func:`humanize.models.text.model_input` (lone surrogates -> U+FFFD).
 """
 from __future__ import annotations
 
@@ -13,11 +21,50 @@ from typing import Optional, Union
 import numpy as np
 
 from humanize.models import DEFAULT_CAUSAL_LM, LoadedModel, load_causal_lm
-from humanize.models.scoring import encode_for_scoring, sequence_logprobs
+from humanize.models.scoring import _window_params, encode_for_scoring, sequence_logprobs
 
 from ._common import as_text_list
 
-__all__ = ["perplexity", "perplexity_with_notes", "get_lm"]
+__all__ = ["perplexity", "perplexity_with_notes", "get_lm", "MAX_WINDOWS", "check_max_windows"]
+
+#: Default cap on the scoring windows per text.
+MAX_WINDOWS = 8
+
+
+def check_max_windows(max_windows) -> int:
+    """``max_windows`` as an int >= 1; TypeError/ValueError naming the value otherwise."""
+    if isinstance(max_windows, bool) or not isinstance(max_windows, (int, np.integer)):
+        raise TypeError(f"max_windows must be an int, got {type(max_windows).__name__}")
+    if max_windows < 1:
+        raise ValueError(f"max_windows must be >= 1, got {max_windows}")
+    return int(max_windows)
+
+
+def check_window_args(batch_size, max_length, stride) -> None:
+    """Type and range of perplexity's batching and window arguments, checked before any model loads.
+
+    ``batch_size`` an int >= 1; ``max_length`` None or an int >= 2; ``stride`` None or an int >= 1,
+    below ``max_length`` when both are given (the model's context length is checked when it loads).
+    """
+    def is_int(v) -> bool:
+        return not isinstance(v, bool) and isinstance(v, (int, np.integer))
+
+    if not is_int(batch_size):
+        raise TypeError(f"batch_size must be an int >= 1, got {type(batch_size).__name__} {batch_size!r}")
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    if max_length is not None:
+        if not is_int(max_length):
+            raise TypeError(f"max_length must be an int >= 2 or None, got {type(max_length).__name__} {max_length!r}")
+        if max_length < 2:
+            raise ValueError(f"max_length must be >= 2 (tokens per window), got {max_length}")
+    if stride is not None:
+        if not is_int(stride):
+            raise TypeError(f"stride must be an int >= 1 or None, got {type(stride).__name__} {stride!r}")
+        if stride < 1:
+            raise ValueError(f"stride must be >= 1, got {stride}")
+        if max_length is not None and stride > max_length - 1:
+            raise ValueError(f"stride must be in [1, max_length-1] = [1, {max_length - 1}], got {stride}")
 
 
 def get_lm(lm: Union[str, LoadedModel], device=None) -> LoadedModel:
@@ -30,33 +77,42 @@ def get_lm(lm: Union[str, LoadedModel], device=None) -> LoadedModel:
 
 def perplexity_with_notes(texts, lm: Union[str, LoadedModel] = DEFAULT_CAUSAL_LM, *, batch_size: int = 8,
                           max_length: Optional[int] = None, stride: Optional[int] = None,
-                          device=None) -> tuple[np.ndarray, list[str], str]:
-    """Perplexities, a reason for every NaN ("" otherwise) and the resolved model name."""
+                          max_windows: int = MAX_WINDOWS, device=None) -> tuple[np.ndarray, list[str], str]:
+    """Perplexities, a reason for every NaN or truncation ("" otherwise) and the resolved model name."""
     texts = as_text_list(texts)
+    max_windows = check_max_windows(max_windows)
     model = get_lm(lm, device)
+    length, step = _window_params(model, max_length, stride)
+    cap = length + (max_windows - 1) * step  # ids (BOS included) that max_windows windows cover
     unique = list(dict.fromkeys(texts))
     nonempty = [t for t in unique if t]
-    ids, _, _ = encode_for_scoring(model, nonempty)
-    lps = sequence_logprobs(model, ids, max_length=max_length, stride=stride, batch_size=batch_size)
+    ids, _, has_bos = encode_for_scoring(model, nonempty, max_tokens=cap)
+    notes = {t: f"scored the first {cap - has_bos} tokens of a longer text (max_windows={max_windows})"
+             for t, seq in zip(nonempty, ids) if len(seq) > cap}
+    ids = [seq[:cap] for seq in ids]
+    lps = sequence_logprobs(model, ids, max_length=length, stride=step, batch_size=batch_size)
     by_text: dict[str, tuple[float, str]] = {"": (math.nan, "empty text")}
     for t, lp in zip(nonempty, lps):
         if len(lp) == 0:
             by_text[t] = (math.nan, "fewer than 2 tokens (the tokenizer has no BOS)")
         else:
-            by_text[t] = (float(np.exp(-np.mean(lp))), "")
+            by_text[t] = (float(np.exp(-np.mean(lp))), notes.get(t, ""))
     values = np.array([by_text[t][0] for t in texts], dtype=float)
     return values, [by_text[t][1] for t in texts], model.resolved
 
 
 def perplexity(texts, lm: Union[str, LoadedModel] = DEFAULT_CAUSAL_LM, *, batch_size: int = 8,
-               max_length: Optional[int] = None, stride: Optional[int] = None, device=None):
+               max_length: Optional[int] = None, stride: Optional[int] = None, max_windows: int = MAX_WINDOWS,
+               device=None):
     """``exp(-mean log p(token | prefix))`` per text: a float for a str, an array for a sequence.
 
     The first token is conditioned on the tokenizer's BOS when it has one.
     Empty text gives NaN. ``max_length``/``stride`` set the window (default
-    ``min(context, 1024)`` and half of it).
+    ``min(context, 1024)`` and half of it); at most ``max_windows`` windows
+    (the text's first tokens) are scored per text.
     """
     single = isinstance(texts, str)
     values, _, _ = perplexity_with_notes([texts] if single else texts, lm, batch_size=batch_size,
-                                         max_length=max_length, stride=stride, device=device)
+                                         max_length=max_length, stride=stride, max_windows=max_windows,
+                                         device=device)
     return float(values[0]) if single else values

@@ -2,6 +2,8 @@
 
 TH-Bench embeds the original and the attacked text with all-MiniLM-L6-v2
 and reports their cosine; the packaged alias ``all-minilm-l6-v2`` is that model.
+The encoder reads a text's first ``max_seq_length`` (256) tokens; only a prefix
+holding them is tokenised, so the cost stops growing with the text's length.
 """
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from typing import Union
 import numpy as np
 
 from humanize.models import DEFAULT_SENTENCE_ENCODER, LoadedModel, load_sentence_encoder
+from humanize.models.text import model_input, token_prefix
 
 from ._common import as_text_list
 
@@ -25,6 +28,19 @@ def get_encoder(encoder: Union[str, LoadedModel], device=None) -> LoadedModel:
     return load_sentence_encoder(encoder, device=device)
 
 
+def _encoder_prefixes(enc: LoadedModel, texts: list[str]) -> list[str]:
+    """Each text cut to a prefix holding the tokens the encoder reads (it truncates at ``max_seq_length``)."""
+    model = enc.model
+    limit, tok = getattr(model, "max_seq_length", None), getattr(model, "tokenizer", None)
+    if not isinstance(limit, int) or tok is None:
+        return texts
+
+    def count(prefix: str) -> int:
+        return len(tok(prefix, add_special_tokens=False, return_attention_mask=False)["input_ids"])
+
+    return [token_prefix(t, limit, count) for t in texts]
+
+
 def similarity_with_notes(originals, attacked, encoder: Union[str, LoadedModel] = DEFAULT_SENTENCE_ENCODER, *,
                           batch_size: int = 32, device=None) -> tuple[np.ndarray, list[str], str]:
     """Cosines, a reason for every NaN and the resolved encoder name."""
@@ -36,7 +52,9 @@ def similarity_with_notes(originals, attacked, encoder: Union[str, LoadedModel] 
     unique = [t for t in dict.fromkeys(originals + attacked) if t]
     emb = {}
     if unique:
-        vecs = enc.model.encode(unique, batch_size=batch_size, convert_to_numpy=True,
+        clean, _ = model_input(unique, where=f"sentence encoder {enc.resolved}")
+        clean = _encoder_prefixes(enc, clean)
+        vecs = enc.model.encode(clean, batch_size=batch_size, convert_to_numpy=True,
                                 normalize_embeddings=True, show_progress_bar=False)
         emb = dict(zip(unique, np.asarray(vecs, dtype=np.float64)))
     values, notes = [], []
@@ -54,7 +72,8 @@ def semantic_similarity(originals, attacked, encoder: Union[str, LoadedModel] = 
                         batch_size: int = 32, device=None):
     """Cosine similarity of embeddings: a float for two str, an array for two sequences.
 
-    NaN when either text is empty.
+    NaN when either text is empty. Lone surrogates are embedded as U+FFFD (with a
+    :class:`~humanize.models.TextRepairWarning`).
     """
     single = isinstance(originals, str) and isinstance(attacked, str)
     if single:

@@ -1,0 +1,208 @@
+"""One parameter protocol for attacks, detectors, quality meters and pipelines (scikit-learn style).
+
+Constructor arguments are the parameters: a class stores each ``__init__``
+argument under its own name, as given, and checks them in ``_validate()``
+(called by ``__init__`` and by :meth:`ParamsMixin.set_params`). The mixin reads
+them back (``get_params``, nested objects' parameters as ``a__b``), sets them
+(``set_params``, nested too), prints them (``repr``), and so makes
+``sklearn.base.clone`` work.
+
+It also gives every configured object one provenance :meth:`~ParamsMixin.fingerprint`:
+a digest of its qualified class name, its output ``version``, its parameters
+serialised exactly (:mod:`humanize._canonical`), the identity of the models it
+resolves (:mod:`humanize.models.identity`) and, where its outputs depend on the
+library's code, ``humanize.__version__``. Caches key on it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import os
+from typing import Any
+
+from ._canonical import canonical
+
+__all__ = ["ParamsMixin"]
+
+# Types that can never hold nested parameters: skipped without a getattr (get_params is on a hot path).
+_LEAF_TYPES = frozenset({int, float, str, bool, type(None), tuple, list, dict})
+
+
+class ParamsMixin:
+    """Parameters, repr and provenance fingerprint for a configured object.
+
+    Class attributes a subclass may set:
+
+    - ``version``: the output version for given parameters; bump it when the same
+      parameters start giving other outputs;
+    - ``_model_params``: names of parameters that name a model (resolved to the
+      model's identity in the fingerprint);
+    - ``_runtime_params``: parameters (device, dtype) replaced in the fingerprint by
+      what they resolve to (device type, dtype) when a model is loaded by name;
+    - ``_library_version``: include ``humanize.__version__`` in the fingerprint;
+    - ``_repr_changed_only``: show only parameters that differ from their defaults.
+    """
+
+    version: str = "1"
+    _model_params: tuple = ()
+    _runtime_params: tuple = ("device", "dtype")
+    _library_version: bool = False
+    _repr_changed_only: bool = False
+
+    # -- reading parameters ---------------------------------------------------------
+    @classmethod
+    def _param_tuple(cls) -> tuple:
+        """The ``__init__`` argument names, read once per class (signature inspection is slow)."""
+        names = cls.__dict__.get("_param_names_cache")
+        if names is None:
+            sig = inspect.signature(cls.__init__)
+            names = tuple(
+                p.name
+                for p in sig.parameters.values()
+                if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+            )
+            cls._param_names_cache = names
+        return names
+
+    @classmethod
+    def _param_names(cls) -> list:
+        return list(cls._param_tuple())
+
+    def get_params(self, deep: bool = True) -> dict:
+        """The constructor arguments as given; with ``deep``, nested objects' parameters as ``name__param``."""
+        out = {k: getattr(self, k) for k in self._param_tuple()}
+        if deep:
+            for v in out.values():
+                if type(v) not in _LEAF_TYPES:
+                    return _with_nested(out)
+        return out
+
+    # -- setting parameters ---------------------------------------------------------
+    def _check_param_name(self, name: str) -> None:
+        valid = self._param_tuple()
+        if name not in valid:
+            raise ValueError(f"{type(self).__name__} has no parameter {name!r}; valid: {', '.join(valid)}")
+
+    def set_params(self, **params) -> "ParamsMixin":
+        """Set parameters (``name=value``, or ``name__param=value`` on a nested object) and validate.
+
+        An unknown name is a ``ValueError`` listing the valid ones; if validation
+        fails, the direct parameters are restored before the error propagates.
+        """
+        direct: dict = {}
+        nested: dict = {}
+        for key, value in params.items():
+            head, sep, sub = key.partition("__")
+            self._check_param_name(head)
+            if sep:
+                nested.setdefault(head, {})[sub] = value
+            else:
+                direct[head] = value
+        old = {k: getattr(self, k) for k in direct}
+        self.__dict__.pop("_params_cache", None)
+        for k, v in direct.items():
+            setattr(self, k, v)
+        try:
+            for head, sub in nested.items():
+                target = getattr(self, head)
+                if not callable(getattr(target, "set_params", None)):
+                    raise ValueError(f"{type(self).__name__}: parameter {head!r} is a {type(target).__name__}, "
+                                     f"which has no parameters to set ({', '.join(head + '__' + s for s in sub)})")
+                target.set_params(**sub)
+            self._validate()
+        except Exception:
+            for k, v in old.items():
+                setattr(self, k, v)
+            self.__dict__.pop("_params_cache", None)
+            raise
+        return self
+
+    def _validate(self) -> None:
+        """Check the parameters (type and range), raising ``TypeError``/``ValueError`` naming the problem."""
+
+    # -- printing -------------------------------------------------------------------
+    def __repr__(self) -> str:
+        params = self.get_params(deep=False)
+        if self._repr_changed_only:
+            sig = inspect.signature(type(self).__init__).parameters
+            params = {k: v for k, v in params.items() if not _is_default(v, sig[k].default)}
+        args = ", ".join(f"{k}={v!r}" for k, v in params.items())
+        return f"{type(self).__name__}({args})"
+
+    # -- provenance -----------------------------------------------------------------
+    def _fingerprint_models(self) -> dict:
+        """The model-naming parameters that matter for this configuration (name -> value)."""
+        return {k: getattr(self, k) for k in self._model_params}
+
+    def _fingerprint_runtime(self, models: dict) -> dict:
+        """Device type and dtype that models loaded by name will get (loaded models carry their own)."""
+        if not any(v is not None and not hasattr(v, "identity") for v in models.values()):
+            return {}
+        from humanize.models import resolve_device, resolve_dtype
+
+        device = resolve_device(getattr(self, "device", None))
+        out = {"device_type": device.type}
+        if "dtype" in self._param_tuple():
+            out["dtype"] = str(resolve_dtype(getattr(self, "dtype"), device))
+        return out
+
+    def provenance(self) -> dict:
+        """What the fingerprint hashes, readable: class, version, exact parameters, models, library version."""
+        cls = type(self)
+        where = cls.__name__
+        models = self._fingerprint_models()
+        runtime = self._fingerprint_runtime(models) if models else {}
+        skip = set(self._runtime_params) if runtime else set()
+        params = {}
+        for k, v in self.get_params(deep=False).items():
+            if k in skip:
+                continue
+            if k in self._model_params and (k not in models or v is None):
+                params[k] = None  # no model, or one this configuration does not use
+            elif k in self._model_params and _names_a_model(v):
+                from humanize.models.identity import model_identity
+
+                params[k] = {"__model__": model_identity(v)}
+            else:
+                params[k] = canonical(v, f"{where}.{k}")
+        out = {"class": f"{cls.__module__}.{cls.__qualname__}", "version": str(self.version), "params": params}
+        if runtime:
+            out["runtime"] = runtime
+        if self._library_version:
+            import humanize
+
+            out["library"] = humanize.__version__
+        return out
+
+    def fingerprint(self) -> str:
+        """A stable hex digest of :meth:`provenance`: equal for configurations that give equal outputs.
+
+        Raises ``TypeError`` for a parameter that cannot be serialised exactly.
+        """
+        data = json.dumps(self.provenance(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return hashlib.blake2b(data.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def _names_a_model(value: Any) -> bool:
+    """A model name or path, or a loaded model (whose identity the fingerprint takes)."""
+    return isinstance(value, (str, os.PathLike)) or (hasattr(value, "model") and hasattr(value, "resolved"))
+
+
+def _with_nested(params: dict) -> dict:
+    """``params`` plus each nested object's parameters as ``name__param`` (scikit-learn's deep form)."""
+    out = dict(params)
+    for k, v in params.items():
+        if callable(getattr(v, "get_params", None)) and not isinstance(v, type):
+            out.update((f"{k}__{kk}", vv) for kk, vv in v.get_params().items())
+    return out
+
+
+def _is_default(value: Any, default: Any) -> bool:
+    if value is default:
+        return True
+    try:
+        return bool(value == default) and type(value) is type(default)
+    except Exception:  # noqa: BLE001 - arrays and other odd values are simply shown
+        return False
