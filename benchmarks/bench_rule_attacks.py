@@ -1,20 +1,29 @@
-"""Throughput of the rule-based attacks next to RAID's reference implementations.
+"""Throughput of the rule-based attacks next to RAID's reference implementations, per text length.
 
 For every attack in :data:`humanize.attacks.RULE_BASED`, at its default θ (RAID's,
-paper Table 11), on the 900 machine texts of the demo set: documents per second
-for ``attack.apply(text)`` and for RAID's ``attack(text)`` on the same documents,
-in the same process, timed back to back in chunks of ``--chunk`` documents, the best
-of ``--repeats`` kept per chunk.
+paper Table 11): documents per second for ``attack.apply(text)`` and for RAID's
+``attack(text)`` on the same documents, in the same process, timed back to back in
+chunks, the best of ``--repeats`` kept per chunk.
+
+Length buckets (``--words``, default about 50, 200 and 1,000 words), built from the
+demo set's 900 machine texts in their order: a document takes the next text (and
+the ones after it, joined by a paragraph break, while it has fewer than W words)
+and is cut after its W-th whitespace-separated word; the next document starts at
+the next unused text. So the 50-word bucket holds the opening 50 words of each
+text, the 200-word bucket mostly pairs of texts, the 1,000-word bucket runs of
+about six. ``--docs`` caps the documents per bucket (default 900, 450, 40: RAID's
+zero-width space is quadratic, about 0.3 s per 1,000-word document).
 
 RAID's code is not part of this repository: it is read at run time from a RAID
 checkout or git directory (``--raid-repo``, ``$RAID_REPO``, or a local mirror);
 see ``benchmarks/_raid_reference.py``. Without it, only our figures are printed.
 
-    python benchmarks/bench_rule_attacks.py                   # all attacks, 900 docs, best of 3
-    python benchmarks/bench_rule_attacks.py --limit 200 --repeats 5 --attacks homoglyph whitespace
+    python benchmarks/bench_rule_attacks.py                   # all attacks, three buckets, best of 3
+    python benchmarks/bench_rule_attacks.py --words 50 --repeats 5 --attacks homoglyph whitespace
 
-Floors (GitHub issue #2): no attack slower than RAID's; geometric-mean speed-up >= 5x
-over the attacks RAID implements without a model; zero-width space >= 100x.
+Floors (GitHub issues #2 and #8), checked in every bucket: no attack slower than
+RAID's; geometric-mean speed-up >= 5x over the attacks RAID implements without a
+model; zero-width space >= 100x.
 """
 
 from __future__ import annotations
@@ -22,6 +31,7 @@ from __future__ import annotations
 import argparse
 import gc
 import math
+import re
 import random
 import statistics
 import sys
@@ -96,6 +106,34 @@ def _noop() -> None:
 
 def _reseed() -> None:
     random.seed(0)  # RAID seeds Python's global generator before attacking
+
+
+#: Default documents per bucket (words -> cap); other bucket sizes get DEFAULT_CAP.
+DEFAULT_DOCS = {50: 900, 200: 450, 1000: 40}
+DEFAULT_CAP = 100
+_WORD_RE = re.compile(r"\S+")
+
+
+def length_bucket(texts: Sequence[str], words: int, max_docs: int) -> list[str]:
+    """Documents of exactly ``words`` whitespace-separated words, from ``texts`` in order.
+
+    A document takes the next text, and the following ones joined by a paragraph
+    break while it has fewer than ``words`` words, then is cut after its last word;
+    the rest of its last text is dropped. An incomplete last document is dropped too.
+    """
+    docs: list[str] = []
+    i = 0
+    while i < len(texts) and len(docs) < max_docs:
+        doc = texts[i]
+        i += 1
+        while len(doc.split()) < words and i < len(texts):
+            doc += "\n\n" + texts[i]
+            i += 1
+        ends = [m.end() for m in _WORD_RE.finditer(doc)]
+        if len(ends) < words:
+            break
+        docs.append(doc[: ends[words - 1]])
+    return docs
 
 
 def changed_chars(a: str, b: str) -> int:
@@ -200,12 +238,36 @@ def print_table(rows: list, notes: list) -> None:
         ref_s = f"{ref_r:>12,.0f}" if ref_r else f"{'—':>12}"
         sp_s = f"{sp:>8.1f}x" if sp else f"{'—':>9}"
         print(f"{name:<33} {theta:>5.2f} {ours_r:>12,.0f} {full_r:>14,.0f} {ref_s} {sp_s}")
-    print("'ours' times attack.apply(text); '+edits' also materialises result.edits")
-    print("(zero_width_space and homoglyph defer them at θ = 1.0; article_deletion always).")
-    print("Rows with [settings] are non-default variants, timed next to the same RAID reference;")
-    print("they implement a different definition and do not count towards the floors.")
     for n in notes:
         print(n)
+
+
+def print_legend() -> None:
+    print("'ours' times attack.apply(text); '+edits' also materialises result.edits")
+    print("(zero_width_space, homoglyph and whitespace defer them; article_deletion always).")
+    print("Rows with [settings] are non-default variants, timed next to the same RAID reference;")
+    print("they implement a different definition and do not count towards the floors.")
+
+
+def print_summary(per_bucket: dict, failed: dict) -> None:
+    """Speed-ups per attack and bucket, the geometric mean, and whether every bucket met every floor."""
+    buckets = list(per_bucket)
+    names = sorted({n for sp in per_bucket.values() for n in sp})
+    if not names:
+        return
+    print("speed-up over RAID per length bucket:")
+    print(f"{'attack':<22} " + " ".join(f"{f'~{w} words':>12}" for w in buckets))
+    for n in names:
+        cells = [per_bucket[w].get(n) for w in buckets]
+        print(f"{n:<22} " + " ".join(f"{c:>11.1f}x" if c else f"{'—':>12}" for c in cells))
+    geo = []
+    for w in buckets:
+        model_free = [n for n in per_bucket[w] if not REFERENCES[n].needs_model]
+        geo.append(math.exp(statistics.fmean(math.log(per_bucket[w][n]) for n in model_free)) if model_free else None)
+    print(f"{'geometric mean':<22} " + " ".join(f"{g:>11.1f}x" if g else f"{'—':>12}" for g in geo))
+    bad = [f"~{w} words" for w in buckets if failed[w]]
+    verdict = "FAIL" if bad else "PASS"
+    print(f"[{verdict}] every floor in every bucket" + (f" (missed in: {', '.join(bad)})" if bad else ""))
 
 
 def print_floors(speedups: dict, measured: Sequence[str]) -> bool:
@@ -260,8 +322,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--raid-repo", default=None, help="RAID checkout or git dir (default: $RAID_REPO, else a mirror)"
     )
     p.add_argument("--repeats", type=int, default=3, help="timed repeats; best per chunk kept (default 3)")
-    p.add_argument("--chunk", type=int, default=50, help="documents per timed chunk (default 50)")
-    p.add_argument("--limit", type=int, default=None, help="use only the first N demo documents")
+    p.add_argument(
+        "--chunk-words", type=int, default=2500, help="words per timed chunk of documents (default 2500)"
+    )
+    p.add_argument(
+        "--words", type=int, nargs="+", default=[50, 200, 1000], help="length buckets, in words (default 50 200 1000)"
+    )
+    p.add_argument(
+        "--docs", type=int, default=None,
+        help=f"documents per bucket (default {', '.join(f'{k}: {v}' for k, v in DEFAULT_DOCS.items())}; "
+        f"{DEFAULT_CAP} for other sizes)",
+    )
     p.add_argument(
         "--clock",
         choices=sorted(CLOCKS),
@@ -270,19 +341,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         "busy machine)",
     )
     p.add_argument("--attacks", nargs="+", default=list(attacks.RULE_BASED), choices=list(attacks.RULE_BASED))
-    p.add_argument("--check", action="store_true", help="exit with status 1 when a floor is missed")
+    p.add_argument("--no-sanity", action="store_true", help="skip the output comparison with RAID's")
+    p.add_argument("--check", action="store_true", help="exit with status 1 when a floor is missed in a bucket")
     args = p.parse_args(argv)
-    for opt in ("repeats", "chunk", "limit"):
+    for opt in ("repeats", "chunk_words", "docs"):
         value = getattr(args, opt)
         if value is not None and value < 1:
-            p.error(f"--{opt} must be >= 1, got {value}")
+            p.error(f"--{opt.replace('_', '-')} must be >= 1, got {value}")
+    if min(args.words) < 1:
+        p.error(f"--words must be >= 1, got {min(args.words)}")
 
-    texts = load_demo().query("label == 'machine'")["generation"].tolist()[: args.limit]
-    mean_len = statistics.fmean(len(t) for t in texts)
-    print(
-        f"demo set: {len(texts)} machine texts, mean {mean_len:.0f} characters; "
-        f"best of {args.repeats} repeats per chunk of {args.chunk}; clock: time.{args.clock}"
-    )
+    texts = load_demo().query("label == 'machine'")["generation"].tolist()
+    print(f"demo set: {len(texts)} machine texts; best of {args.repeats} repeats per chunk; clock: time.{args.clock}")
     repo, how = locate_repo(args.raid_repo)
     reference = None
     if repo is None:
@@ -293,18 +363,36 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"RAID reference: {repo} ({how}), attackers extracted to a temporary folder")
         except (FileNotFoundError, OSError) as exc:
             print(f"RAID reference not available: {exc}. Printing our figures only.")
-    print()
+    per_bucket: dict[int, dict] = {}
+    failed: dict[int, bool] = {}
+    refs: dict = {}
     try:
-        rows, speedups, notes, refs = measure(args, texts, reference)
-        print_table(rows, notes)
+        for words in args.words:
+            docs = length_bucket(texts, words, args.docs or DEFAULT_DOCS.get(words, DEFAULT_CAP))
+            if not docs:
+                print(f"\n== ~{words} words: the demo texts are too short for one document")
+                continue
+            args.chunk = max(1, args.chunk_words // words)
+            mean_len = statistics.fmean(len(t) for t in docs)
+            print(
+                f"\n== ~{words} words: {len(docs)} documents, mean {mean_len:,.0f} characters, "
+                f"{args.chunk} per timed chunk"
+            )
+            rows, speedups, notes, refs = measure(args, docs, reference)
+            print_table(rows, notes)
+            failed[words] = print_floors(speedups, args.attacks)
+            per_bucket[words] = speedups
         print()
-        failed = print_floors(speedups, args.attacks)
+        print_legend()
         print()
-        print_sanity(texts, refs)
+        print_summary(per_bucket, failed)
+        if not args.no_sanity:
+            print()
+            print_sanity(texts, refs)
     finally:
         if reference is not None:
             reference.close()
-    return 1 if (failed and args.check) else 0
+    return 1 if (any(failed.values()) and args.check) else 0
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ import random
 from itertools import filterfalse
 from typing import Any
 
-__all__ = ["DocumentRandom", "document_digest", "stochastic_count"]
+__all__ = ["DocumentRandom", "document_digest", "document_digest_head", "stochastic_count"]
 
 _BLOCK_BITS = 512  # one BLAKE2b-512 output
 _MANTISSA = 1.0 / (1 << 53)
@@ -38,8 +38,12 @@ def document_digest(seed: int, attack: str, text: str) -> bytes:
     A stable hash, never global state or Python's salted ``hash``, so a document
     gets the same randomness whatever the batch, its order or the process.
     """
-    head = b"%d\x00%s\x00" % (int(seed), attack.encode())
-    return hashlib.blake2b(head + text.encode("utf-8", "surrogatepass")).digest()
+    return hashlib.blake2b(document_digest_head(seed, attack) + text.encode("utf-8", "surrogatepass")).digest()
+
+
+def document_digest_head(seed: int, attack: str) -> bytes:
+    """The bytes that precede the document's UTF-8 in :func:`document_digest` (cached per attack)."""
+    return b"%d\x00%s\x00" % (int(seed), attack.encode("utf-8", "surrogatepass"))
 
 
 def stochastic_count(rate: float, n: int, rng) -> int:
@@ -162,18 +166,23 @@ class DocumentRandom(random.Random):
         out: list[int] = []
         append = out.append
         pool, left = self._pool, self._left
-        for _ in range(k):
-            while True:
-                if left < bits:
-                    self._pool, self._left = pool, left
-                    self._refill(bits)
-                    pool, left = self._pool, self._left
+        while k > 0:
+            if left < bits:
+                self._pool, self._left = pool, left
+                self._refill(bits)
+                pool, left = self._pool, self._left
+            # as many candidates as the pool holds, without re-checking it for each
+            taken = left // bits
+            for i in range(taken):
                 r = pool & mask
                 pool >>= bits
-                left -= bits
                 if r < n:
-                    break
-            append(r)
+                    append(r)
+                    k -= 1
+                    if not k:
+                        taken = i + 1
+                        break
+            left -= taken * bits
         self._pool, self._left = pool, left
         return out
 

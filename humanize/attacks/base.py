@@ -8,14 +8,18 @@ construction: ``apply_edits(result.original, result.edits) == result.text``.
 from __future__ import annotations
 
 import functools
-import inspect
+import hashlib
 import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, NamedTuple, Sequence
 
 import numpy as np
 
-from ._stream import DocumentRandom, document_digest
+from humanize._params import ParamsMixin
+
+from ._stream import DocumentRandom, document_digest, document_digest_head
+
+_blake2b = hashlib.blake2b
 
 __all__ = [
     "Edit",
@@ -151,13 +155,37 @@ class AttackResult:
         return f"AttackResult(attack={self.attack!r}, original={short(self.original)}, text={short(self.text)})"
 
 
+_new = object.__new__
+#: Parameter values an attack's cached parameters may hold: immutable, so the cache cannot go stale.
+_IMMUTABLE = frozenset({str, int, float, bool, type(None), bytes})
+
+
 def _check_text(attack: "Attack", text: Any) -> str:
     if not isinstance(text, str):
         raise TypeError(f"{type(attack).__name__} expects a str, got {type(text).__name__}")
     return text
 
 
-class Attack:
+def _check_batch(attack: "Attack", texts: Any) -> Sequence[str]:
+    """``texts`` as a sequence of str, or a TypeError naming the attack and what is wrong."""
+    who = f"{type(attack).__name__}.batch"
+    if isinstance(texts, (str, bytes, bytearray)):
+        raise TypeError(f"{who} expects a sequence of str (one per document), got a single {type(texts).__name__}; "
+                        f"wrap it in a list or call .apply() on it")
+    if not isinstance(texts, (list, tuple)):
+        try:
+            texts = list(texts)
+        except TypeError:
+            raise TypeError(
+                f"{who} expects a sequence of str (one per document), got {type(texts).__name__}"
+            ) from None
+    for i, t in enumerate(texts):
+        if not isinstance(t, str):
+            raise TypeError(f"{who} expects a sequence of str: item {i} is a {type(t).__name__}")
+    return texts
+
+
+class Attack(ParamsMixin):
     """Base class: a seeded, rate-controlled transformation of one document.
 
     Subclasses set ``name`` (the registry key) and implement ``propose(text, rng)``
@@ -179,38 +207,7 @@ class Attack:
     #: rate means something else override ``_validate``.
     has_rate: bool = True
 
-    # -- parameters -----------------------------------------------------------------
-    @classmethod
-    def _param_tuple(cls) -> tuple[str, ...]:
-        # inspect.signature costs more than a cheap attack's whole run: read it once per class
-        names = cls.__dict__.get("_param_names_cache")
-        if names is None:
-            sig = inspect.signature(cls.__init__)
-            names = tuple(
-                p.name
-                for p in sig.parameters.values()
-                if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-            )
-            cls._param_names_cache = names
-        return names
-
-    @classmethod
-    def _param_names(cls) -> list[str]:
-        return list(cls._param_tuple())
-
-    def get_params(self) -> dict:
-        """The constructor arguments as given."""
-        return {k: getattr(self, k) for k in self._param_tuple()}
-
-    def set_params(self, **params) -> "Attack":
-        valid = self._param_names()
-        for k, v in params.items():
-            if k not in valid:
-                raise ValueError(f"{type(self).__name__} has no parameter {k!r}; valid: {', '.join(valid)}")
-            setattr(self, k, v)
-        self._validate()
-        return self
-
+    # -- parameters (get_params, set_params, repr, fingerprint: humanize._params.ParamsMixin) --------
     def _validate(self) -> None:
         seed = getattr(self, "seed", 0)
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
@@ -222,15 +219,18 @@ class Attack:
             if not (0.0 <= float(rate) <= 1.0) or math.isnan(float(rate)):
                 raise ValueError(f"{type(self).__name__}: rate θ must be in [0, 1], got {rate!r}")
 
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-        return f"{type(self).__name__}({args})"
-
     def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and self.get_params() == other.get_params()  # type: ignore[union-attr]
+        if type(self) is not type(other):
+            return False
+        return self.get_params(deep=False) == other.get_params(deep=False)  # type: ignore[union-attr]
 
     def __hash__(self) -> int:
-        return hash((type(self).__name__, repr(self)))
+        # equal attacks have equal fingerprints (numbers are keyed by value, 1 == 1.0);
+        # a parameter without an exact serialisation falls back to the class alone
+        try:
+            return hash((type(self), self.fingerprint()))
+        except TypeError:
+            return hash((type(self), self._param_tuple()))
 
     # -- running --------------------------------------------------------------------
     def rng(self, text: str) -> np.random.Generator:
@@ -239,7 +239,27 @@ class Attack:
 
     def random(self, text: str) -> DocumentRandom:
         """This attack's ``random.Random`` for ``text`` (see :func:`document_random`)."""
-        return document_random(getattr(self, "seed", 0), self.name, text)
+        head = (self._params_cache or self._cache())[1]
+        return DocumentRandom.from_digest(_blake2b(head + text.encode("utf-8", "surrogatepass")).digest())
+
+    # Per-instance cache of (parameters, digest head), built on the first document: on a
+    # short text rebuilding them cost as much as a cheap attack's own work. Setting a
+    # public attribute (a parameter) drops it; so does ``set_params``.
+    _params_cache: tuple | None = None
+
+    def _cache(self) -> tuple:
+        params = self.get_params()
+        # Only immutable values are cached: a nested object's parameters may change behind our back.
+        stable = all(type(v) in _IMMUTABLE for v in params.values())
+        head = document_digest_head(getattr(self, "seed", 0), self.name)
+        cache = (params if stable else None, head)
+        self.__dict__["_params_cache"] = cache
+        return cache
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        super().__setattr__(name, value)
+        if name[:1] != "_":
+            self.__dict__.pop("_params_cache", None)
 
     def propose(self, text: str, rng: np.random.Generator) -> list[Edit]:
         raise NotImplementedError(f"{type(self).__name__} must implement propose() or _run()")
@@ -254,7 +274,17 @@ class Attack:
         if type(text) is not str:
             _check_text(self, text)
         out = self._run(text)
-        return AttackResult(text, out[0], self.name, self.get_params(), out[1], out[2] if len(out) > 2 else {})
+        params = (self._params_cache or self._cache())[0]
+        # Built without the frozen dataclass's __init__ (a tenth of a cheap attack's cost on a short text)
+        r = _new(AttackResult)
+        d = r.__dict__
+        d["original"] = text
+        d["text"] = out[0]
+        d["attack"] = self.name
+        d["params"] = self.get_params() if params is None else params.copy()
+        d["_edits"] = out[1]
+        d["info"] = out[2] if len(out) > 2 else {}
+        return r
 
     def __call__(self, text: str) -> str:
         """Attack one document and return only the text."""
@@ -263,9 +293,8 @@ class Attack:
 
     def batch(self, texts: Sequence[str]) -> list[AttackResult]:
         """Attack many documents; each output depends only on its own document."""
-        if isinstance(texts, str):
-            raise TypeError(f"{type(self).__name__}.batch expects a sequence of str, got a single str")
-        return [self.apply(t) for t in texts]
+        apply = self.apply
+        return [apply(t) for t in _check_batch(self, texts)]
 
     # -- composition ----------------------------------------------------------------
     def __or__(self, other: "Attack") -> "Attack":

@@ -146,9 +146,30 @@ class FormatProfile:
     def __init__(self, censor_last_line: bool = True):
         self.censor_last_line = censor_last_line
 
-    def get_params(self) -> dict:
+    def get_params(self, deep: bool = True) -> dict:
         """The constructor arguments as given (scikit-learn style)."""
         return {"censor_last_line": self.censor_last_line}
+
+    def set_params(self, **params) -> "FormatProfile":
+        """Set ``censor_last_line`` (scikit-learn style; the fitted measurements are kept)."""
+        unknown = sorted(set(params) - {"censor_last_line"})
+        if unknown:
+            raise ValueError(f"FormatProfile has no parameter {unknown[0]!r}; valid: censor_last_line")
+        old = self.censor_last_line
+        self.censor_last_line = params.get("censor_last_line", old)
+        try:
+            self._validate()
+        except TypeError:
+            self.censor_last_line = old
+            raise
+        return self
+
+    def __sklearn_clone__(self) -> "FormatProfile":
+        # A fitted profile is data (the θ an attack imposes), not a model to refit:
+        # cloning an attack that holds one copies the measurements too.
+        import copy
+
+        return copy.deepcopy(self)
 
     def _validate(self) -> None:
         if not isinstance(self.censor_last_line, (bool, np.bool_)):
@@ -248,7 +269,11 @@ class FormatProfile:
 
     # -- (de)serialisation -----------------------------------------------------------
     def to_dict(self) -> dict:
-        """A JSON-ready dict (runner configs carry profiles this way); see :meth:`from_dict`."""
+        """A JSON-ready dict (runner configs carry profiles this way); see :meth:`from_dict`.
+
+        Every fitted field at full precision (rates as Python floats, never rounded), so it is
+        also what an attack's fingerprint hashes for its profile.
+        """
         self.check_fitted("to_dict")
         d: dict = {
             "censor_last_line": bool(self.censor_last_line),

@@ -55,6 +55,7 @@ class Misspelling(Attack):
     """
 
     name = "misspelling"
+    _model_params = ("lm",)  # fingerprinted by the model's identity (a callable cannot be: TypeError)
 
     def __init__(self, rate: float = 0.2, seed: int = 0, dictionary: str = "common", lm: Any = None):
         self.rate = rate

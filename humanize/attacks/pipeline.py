@@ -76,6 +76,55 @@ class Pipeline(Attack):
         """The members' output versions: a pipeline's outputs change when one of theirs does."""
         return "+".join(a.version for a in self.attacks)
 
+    # -- parameters: the steps by name, as scikit-learn's Pipeline ----------------------
+    def named_attacks(self) -> list[tuple[str, Attack]]:
+        """``(step name, attack)`` pairs: each attack's ``name``, numbered ``name-1``, ``name-2`` when repeated."""
+        names = [a.name for a in self.attacks]
+        seen: dict[str, int] = {}
+        out = []
+        for n, a in zip(names, self.attacks):
+            if names.count(n) > 1:
+                seen[n] = seen.get(n, 0) + 1
+                n = f"{n}-{seen[n]}"
+            out.append((n, a))
+        return out
+
+    def get_params(self, deep: bool = True) -> dict:
+        """``attacks``; with ``deep``, each step by name and its parameters as ``step__param``."""
+        out = {"attacks": self.attacks}
+        if deep and isinstance(self.attacks, (list, tuple)):
+            for name, a in self.named_attacks():
+                out[name] = a
+                out.update((f"{name}__{k}", v) for k, v in a.get_params(deep=True).items())
+        return out
+
+    def set_params(self, **params) -> "Pipeline":
+        """Set ``attacks``, replace a step (``homoglyph=Homoglyph(...)``) or set a step's parameter
+        (``homoglyph__rate=0.3``)."""
+        steps = dict(self.named_attacks()) if isinstance(self.attacks, (list, tuple)) else {}
+        own = {k: v for k, v in params.items() if k.partition("__")[0] not in steps}
+        if own:
+            super().set_params(**own)
+            steps = dict(self.named_attacks())
+        replaced = {k: v for k, v in params.items() if k in steps}
+        if replaced:
+            names = [n for n, _ in self.named_attacks()]
+            new = [replaced.get(n, a) for n, a in zip(names, self.attacks)]
+            super().set_params(attacks=type(self.attacks)(new))
+            steps = dict(self.named_attacks())
+        for key, value in params.items():
+            head, sep, sub = key.partition("__")
+            if sep and head in steps and key not in own:
+                steps[head].set_params(**{sub: value})
+        self.__dict__.pop("_params_cache", None)
+        return self
+
+    def _check_param_name(self, name: str) -> None:
+        if name != "attacks":
+            steps = [n for n, _ in self.named_attacks()] if isinstance(self.attacks, (list, tuple)) else []
+            raise ValueError(f"Pipeline has no parameter or step {name!r}; valid: attacks"
+                             f"{', ' if steps else ''}{', '.join(steps)}")
+
     def _validate(self) -> None:
         if isinstance(self.attacks, Attack) or not isinstance(self.attacks, (list, tuple)):
             raise TypeError(f"Pipeline expects a list of Attack objects, got {type(self.attacks).__name__}")

@@ -3,16 +3,24 @@
 The paper inserts it "before and after each visible character" at θ = 1.0. The
 candidate sites are the positions next to at least one visible character
 (whitespace and other zero-width characters are not visible). At θ = 1.0 the
-output is built with ``str.join`` between runs of invisible characters and
-the edits are only materialised if read, so the attack stays linear in the
-text length (RAID's reference rebuilds the string for every insertion, which
-is quadratic).
+output is one ``str.replace`` that puts the character at every position, with
+the invisible runs copied back, and the edits are only materialised if read, so
+the attack stays linear in the text length (RAID's reference rebuilds the string
+for every insertion, which is quadratic).
+
+RAID's positions are between code points, which splits combining accents, emoji
+ZWJ sequences, flags, skin-tone modifiers and Devanagari vowel signs, so the
+"invisible" attack changes how such text renders. ``boundary="grapheme"`` keeps
+every extended grapheme cluster (Unicode UAX #29, the ``regex`` module's ``\\X``)
+whole: its sites are the cluster boundaries next to a visible cluster.
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
+import numpy as np
 import regex
 
 from ._stream import DocumentRandom
@@ -57,48 +65,127 @@ def _sites(text: str) -> list[int]:
     return sites
 
 
+# ASCII invisible characters as spaces: a text with no two of them side by side has no "  " after this.
+_ASCII_TO_SPACE = bytes.maketrans(_ASCII_INVISIBLE.encode(), b" " * len(_ASCII_INVISIBLE))
+_ASCII_RUN_RE = re.compile(rb"  +")  # runs of two or more invisible characters, after _ASCII_TO_SPACE
+
+
+@lru_cache(maxsize=1)
+def _invisible_table() -> np.ndarray:
+    """Whether each code point (all 0x110000) is invisible, from the same pattern as the sites (0.1 s, once)."""
+    table = np.zeros(0x110000, dtype=bool)
+    for m in regex.finditer(r"[\s\p{Cf}]+", "".join(map(chr, range(0x110000)))):
+        table[m.start() : m.end()] = True
+    return table
+
+
+def _blank_runs(text: str) -> list[tuple[int, int]]:
+    """The maximal runs of invisible characters that hold a position that is not a site.
+
+    A run [s, e) of two or more invisible characters holds s + 1 .. e - 1; a run at
+    the start of the text also holds position 0, and one at its end position n.
+    """
+    n = len(text)
+    if text.isascii():
+        flat = text.encode("ascii").translate(_ASCII_TO_SPACE)
+        runs = [m.span() for m in _ASCII_RUN_RE.finditer(flat)]
+        if flat[0] == 32 and not (runs and runs[0][0] == 0):
+            runs.insert(0, (0, 1))
+        if flat[-1] == 32 and not (runs and runs[-1][1] == n):
+            runs.append((n - 1, n))
+        return runs
+    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    padded = np.zeros(n + 2, dtype=bool)  # invisible, with a visible guard at each end
+    padded[1:-1] = _invisible_table()[codes]
+    edges = np.flatnonzero(padded[1:] != padded[:-1])
+    if not len(edges):
+        return []
+    starts, ends = edges[0::2], edges[1::2]
+    long = (ends - starts >= 2) | (starts == 0) | (ends == n)
+    return list(zip(starts[long].tolist(), ends[long].tolist()))
+
+
 def _insert_at_every_site(text: str, char: str) -> str:
-    """``text`` with ``char`` at every site: C-speed joins, no per-character Python work."""
+    """``text`` with ``char`` at every site, without a per-character Python loop.
+
+    ``text.replace("", char)`` puts ``char`` at every position (one C call); each
+    invisible run holding positions that are not sites is then copied back as it was.
+    """
+    n = len(text)
+    if not n:
+        return text
+    full = text.replace("", char)
+    runs = _blank_runs(text)
+    if not runs:
+        return full
+    width = len(char)
+    step = width + 1  # full[p * step:][:width] is the insertion at position p, full[i * step + width] character i
     parts = []
-    prev_end = 0
-    for a, b in _chunks(text):
-        parts.append(text[prev_end:a])  # the invisible run before this chunk, unchanged
-        if a < b:
-            chunk = char.join(text[a:b])
-            if _VISIBLE_RE.match(text, a):
-                chunk = char + chunk
-            if _VISIBLE_RE.match(text, b - 1):
-                chunk += char
-            parts.append(chunk)
-        prev_end = b
+    prev = 0
+    for s, e in runs:
+        parts.append(full[prev : s * step + width if s else 0])
+        parts.append(text[s:e])
+        prev = e * step if e != n else len(full)
+    parts.append(full[prev:])
     return "".join(parts)
 
 
+BOUNDARIES = ("codepoint", "grapheme")
+_CLUSTER_RE = regex.compile(r"\X")
+
+
+def _grapheme_sites(text: str) -> list[int]:
+    """The extended grapheme cluster boundaries next to a visible cluster (one holding a visible character)."""
+    sites: list[int] = []
+    before = False  # whether the cluster before the boundary is visible
+    search = _VISIBLE_RE.search
+    for m in _CLUSTER_RE.finditer(text):
+        s, e = m.span()
+        visible = search(text, s, e) is not None
+        if visible or before:
+            sites.append(s)
+        before = visible
+    if before:
+        sites.append(len(text))
+    return sites
+
+
 class ZeroWidthSpace(SiteAttack):
-    """Insert U+200B at θ of the positions next to a visible character."""
+    """Insert U+200B at θ of the positions next to a visible character.
+
+    ``boundary="codepoint"`` (default, RAID's): any position between two code
+    points. ``boundary="grapheme"``: only between extended grapheme clusters, so
+    an accent stays on its letter, an emoji ZWJ sequence, flag or skin-tone
+    modifier stays one glyph and a Devanagari vowel sign stays on its consonant;
+    θ is then the fraction of the cluster boundaries next to a visible cluster.
+    ``char`` is what is inserted (U+200B by default).
+    """
 
     name = "zero_width_space"
 
-    def __init__(self, rate: float = 1.0, seed: int = 0, char: str = ZWSP):
+    def __init__(self, rate: float = 1.0, seed: int = 0, char: str = ZWSP, boundary: str = "codepoint"):
         self.rate = rate
         self.seed = seed
         self.char = char
+        self.boundary = boundary
         self._validate()
 
     def _validate(self) -> None:
         super()._validate()
         if not isinstance(self.char, str) or not self.char:
             raise ValueError(f"ZeroWidthSpace: char must be a non-empty str, got {self.char!r}")
+        if not isinstance(self.boundary, str) or self.boundary not in BOUNDARIES:
+            choices = ", ".join(map(repr, BOUNDARIES))
+            raise ValueError(f"ZeroWidthSpace: boundary must be one of {choices}, got {self.boundary!r}")
 
     def sites(self, text: str) -> list[int]:
-        return _sites(text)
+        return _grapheme_sites(text) if self.boundary == "grapheme" else _sites(text)
 
     def edit(self, text: str, p: int, rnd: DocumentRandom) -> Edit:
         return Edit(p, p, self.char)
 
     def _run(self, text: str):
-        if float(self.rate) >= 1.0:
-            out = _insert_at_every_site(text, self.char)
+        if float(self.rate) >= 1.0 and self.boundary == "codepoint":
             char = self.char
-            return out, lambda: [(p, p, char) for p in _sites(text)]
+            return _insert_at_every_site(text, char), lambda: [(p, p, char) for p in _sites(text)]
         return super()._run(text)

@@ -337,7 +337,8 @@ def test_repr_and_params_are_readable(demo_profiles):
     assert repr(human).startswith("FormatProfile(n_documents_=900, median_line_length_=")
     assert FormatProfile(censor_last_line=False).get_params() == {"censor_last_line": False}
     a = ImposeFormat(human, rate=0.5, seed=7)
-    assert a.get_params() == {"profile": human, "rate": 0.5, "seed": 7, "normalize": True}
+    assert a.get_params(deep=False) == {"profile": human, "rate": 0.5, "seed": 7, "normalize": True}
+    assert a.get_params()["profile__censor_last_line"] is True  # nested, as scikit-learn
     assert repr(a).startswith("ImposeFormat(profile=FormatProfile(n_documents_=900")
     assert a == ImposeFormat(FormatProfile.from_dict(human.to_dict()), rate=0.5, seed=7)
 

@@ -32,7 +32,10 @@ def test_defaults_are_raids_theta(name):
 
 
 #: Non-default settings that change which sites an attack has.
-VARIANTS = {"article_deletion[extended]": ("article_deletion", {"scope": "extended"})}
+VARIANTS = {
+    "article_deletion[extended]": ("article_deletion", {"scope": "extended"}),
+    "zero_width_space[grapheme]": ("zero_width_space", {"boundary": "grapheme"}),
+}
 
 
 @pytest.mark.parametrize("name", sorted(RAID_DEFAULTS) + sorted(VARIANTS))
