@@ -1,8 +1,31 @@
 #!/usr/bin/env bash
 # The test suite: `bash scripts/test.sh [pytest options]`.
+#
+# HUMANIZE_FRESH_CACHES=1 runs it with every cache the package or its dependencies
+# write (the humanize cache, NLTK data, Hugging Face, sentence-transformers, torch,
+# matplotlib, XDG dirs, and HOME itself) in a fresh temporary directory, removed
+# afterwards unless a test failed or HUMANIZE_KEEP_CACHES=1 (scripts/fresh_caches.sh).
+# pip's cache is kept (it only makes the install faster). .ci/run does this.
 set -euo pipefail
+fresh=""
+if [ "${HUMANIZE_FRESH_CACHES:-0}" = 1 ]; then
+  source "$(dirname "${BASH_SOURCE[0]}")/fresh_caches.sh"
+  echo "[test] fresh caches under $fresh (pip cache: $PIP_CACHE_DIR)" >&2
+fi
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 cd "$ROOT"
 # Offline: fail fast on hub ids instead of retrying (these machines reach no model hub).
 export HF_HUB_OFFLINE=1
-exec "$VENV/bin/python" -m pytest -q "$@"
+if [ -z "$fresh" ]; then
+  exec "$VENV/bin/python" -m pytest -q "$@"
+fi
+status=0
+"$VENV/bin/python" -m pytest -q "$@" || status=$?
+echo "[test] written to the fresh caches:" >&2
+(cd "$fresh" && find . -mindepth 1 -maxdepth 2 | sort | sed 's/^/  /') >&2 || true
+if [ "$status" = 0 ] && [ "${HUMANIZE_KEEP_CACHES:-0}" != 1 ]; then
+  rm -rf "$fresh"
+else
+  echo "[test] kept $fresh" >&2
+fi
+exit "$status"

