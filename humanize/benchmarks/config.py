@@ -2,34 +2,26 @@
 
 A configuration names a dataset (and its filters), the attacks (several θ values
 make a sweep), the detectors, the quality meters, the sample size, the seed and
-the device. Unknown names fail here, before any work, with the valid names listed.
+the device. :meth:`RunConfig.validate` checks every field's type and range (strictly:
+a bool is not an int, a str is not a number) and every name, before any work, with a
+:class:`ConfigError` naming the field, the value and what is allowed. Attacks that need
+more than a registry name (``impose_format``'s profile, ``pipeline``) are described in
+:mod:`.attack_spec`.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .attack_spec import (AttackSpec, ConfigError, attack_spec, is_int, is_number, sampling_seed, show,
+                          spec_params)
 
-class ConfigError(ValueError):
-    """A run configuration is invalid; the message says what and what is allowed."""
-
-
-@dataclass
-class AttackSpec:
-    name: str
-    params: dict = field(default_factory=dict)
-    rates: list | None = None  # None: the attack's default θ
-
-    def expand(self) -> list[tuple[str, dict]]:
-        """(label, params) for each θ of the sweep; the label names the attack in reports."""
-        if not self.rates:
-            return [(self.name, dict(self.params))]
-        if len(self.rates) == 1:
-            return [(self.name, {**self.params, "rate": self.rates[0]})]
-        return [(f"{self.name}@{r:g}", {**self.params, "rate": r}) for r in self.rates]
+__all__ = ["AttackSpec", "ConfigError", "DetectorSpec", "RunConfig", "config_from_dict", "demo_config",
+           "load_config", "sampling_seed"]
 
 
 @dataclass
@@ -59,7 +51,7 @@ class RunConfig:
 
     def to_dict(self) -> dict:
         d = asdict(self)
-        d["fprs"] = list(self.fprs)
+        d["fprs"] = list(self.fprs) if isinstance(self.fprs, (list, tuple)) else self.fprs
         return d
 
     def key(self) -> str:
@@ -69,84 +61,153 @@ class RunConfig:
         return json.dumps(d, sort_keys=True, default=repr)
 
     def validate(self) -> "RunConfig":
+        """Check every field's type and range, and every name, before any work (:class:`ConfigError`)."""
+        self._check_fields()
+        self._check_names()
+        return self
+
+    def _check_fields(self) -> None:
+        def need(ok: bool, name: str, allowed: str) -> None:
+            if not ok:
+                raise ConfigError(f"{name} must be {allowed}, got {show(getattr(self, name))}")
+
+        need(isinstance(self.dataset, str), "dataset", "a dataset name (str)")
+        need(isinstance(self.filters, dict) and all(isinstance(k, str) for k in self.filters), "filters",
+             "a table of loader arguments with str keys, e.g. {domain = \"xsum\"}")
+        need(self.n is None or (is_int(self.n) and self.n >= 2), "n", "an int >= 2 (or omitted for all rows)")
+        need(is_int(self.seed), "seed", "an int (any size or sign)")
+        need(isinstance(self.attacks, (list, tuple)) and not isinstance(self.attacks, str), "attacks",
+             "a list of attack names or tables")
+        need(isinstance(self.detectors, (list, tuple)) and not isinstance(self.detectors, str), "detectors",
+             "a list of detector names or tables")
+        need(isinstance(self.quality, bool), "quality", "true or false")
+        for name in ("quality_lm", "quality_encoder"):
+            need(getattr(self, name) is None or isinstance(getattr(self, name), str), name, "a model name (str)")
+        need(isinstance(self.quality_params, dict), "quality_params", "a table of QualityMeter arguments")
+        need(isinstance(self.fprs, (list, tuple)) and len(self.fprs) > 0, "fprs",
+             "a non-empty list of false-positive rates in (0, 1), e.g. [0.05, 0.01]")
+        for f in self.fprs:
+            if not is_number(f) or not 0 < f < 1:
+                raise ConfigError(f"every fprs entry must be a number in (0, 1), got {show(f)}")
+        need(isinstance(self.per_domain, bool), "per_domain", "true or false")
+        need(is_number(self.train_fraction) and 0 < self.train_fraction < 1, "train_fraction",
+             "a number in (0, 1)")
+        need(self.device is None or isinstance(self.device, str), "device", "a device name (cpu, cuda, cuda:1...)")
+        need(is_int(self.batch_size) and self.batch_size >= 1, "batch_size", "an int >= 1")
+        need(isinstance(self.db, (str, os.PathLike)) and str(self.db) != "", "db",
+             "the path of the results database (str)")
+        if self.device is not None:
+            from humanize.models.loading import resolve_device
+
+            try:
+                resolve_device(self.device)
+            except (TypeError, ValueError) as err:
+                raise ConfigError(f"device: {err}") from None
+
+    def _check_names(self) -> None:
         from humanize import attacks, detectors
 
-        from .datasets import available_datasets
+        from .datasets import _LOADERS, available_datasets
 
         if self.dataset not in available_datasets():
             raise ConfigError(f"unknown dataset {self.dataset!r}; available: {', '.join(available_datasets())}")
-        if self.n is not None and (not isinstance(self.n, int) or self.n < 2):
-            raise ConfigError(f"n must be an int >= 2 (or omitted for all rows), got {self.n!r}")
+        import inspect
+
+        valid = list(inspect.signature(_LOADERS[self.dataset]).parameters)
+        unknown = sorted(set(self.filters) - set(valid))
+        if unknown:
+            raise ConfigError(f"dataset {self.dataset!r} takes no filter(s) {unknown}; valid: {', '.join(valid)}")
         if not self.attacks:
             raise ConfigError("no attacks configured; available: " + ", ".join(attacks.available()))
         if not self.detectors:
             raise ConfigError("no detectors configured; available: " + ", ".join(detectors.available()))
+        labels: dict[str, str] = {}
         for spec in self.attacks:
-            if spec.name not in attacks.available():
-                raise ConfigError(f"unknown attack {spec.name!r}; available: {', '.join(attacks.available())}")
-            for _, params in spec.expand():
+            if not isinstance(spec, AttackSpec):
+                raise ConfigError(f"each attack must be an AttackSpec, got {show(spec)}")
+            spec.check()
+            if spec.name != "pipeline" and spec.name not in attacks.available():
+                raise ConfigError(f"unknown attack {spec.name!r}; available: {', '.join(attacks.available())}, "
+                                  "pipeline")
+            for label, params in spec.expand():
                 try:
-                    attacks.get(spec.name, **params)
-                except (TypeError, ValueError) as err:
+                    spec.build(self.seed, params)
+                except ConfigError:
+                    raise
+                except (TypeError, ValueError, LookupError, OSError) as err:
                     raise ConfigError(f"attack {spec.name!r}: {err}") from None
+                if label == "none" or label in labels:
+                    why = "is the clean rows' label" if label == "none" else f"is also {labels[label]}'s label"
+                    raise ConfigError(f"attack label {label!r} {why}; give one of them its own `label`")
+                labels[label] = spec.name
         for spec in self.detectors:
-            if spec.name not in detectors.available():
+            if not isinstance(spec, DetectorSpec):
+                raise ConfigError(f"each detector must be a DetectorSpec, got {show(spec)}")
+            if not isinstance(spec.name, str) or spec.name not in detectors.available():
                 raise ConfigError(f"unknown detector {spec.name!r}; available: {', '.join(detectors.available())}")
-            valid = detectors.resolve(spec.name)._param_names()
-            unknown = sorted(set(spec.params) - set(valid))
-            if unknown:
-                raise ConfigError(f"detector {spec.name!r} has no parameter(s) {unknown}; valid: {valid}")
-        if self.quality and self.quality_params:
-            import inspect
-
+            if not isinstance(spec.params, dict):
+                raise ConfigError(f"detector {spec.name!r}: params must be a table, got {show(spec.params)}")
+            try:
+                detectors.get(spec.name, **spec.params)  # constructors check values and load nothing
+            except (TypeError, ValueError) as err:
+                raise ConfigError(f"detector {spec.name!r}: {err}") from None
+        if self.quality:
             from humanize.quality import QualityMeter
 
             valid = [p for p in inspect.signature(QualityMeter.__init__).parameters
                      if p not in ("self", "lm", "encoder", "device")]
             unknown = sorted(set(self.quality_params) - set(valid))
             if unknown:
-                raise ConfigError(f"unknown [quality] key(s) {unknown}; valid: enabled, lm, encoder, {', '.join(valid)}")
-        if not 0 < self.train_fraction < 1:
-            raise ConfigError(f"train_fraction must be in (0, 1), got {self.train_fraction!r}")
-        for f in self.fprs:
-            if not 0 < float(f) < 1:
-                raise ConfigError(f"fprs must be in (0, 1), got {f!r}")
-        return self
-
-
-def _spec_table(item: Any, what: str) -> dict:
-    """A config entry as a fresh dict with a ``name``: a bare name or a table with one."""
-    if isinstance(item, str):
-        return {"name": item}
-    if not isinstance(item, dict) or "name" not in item:
-        raise ConfigError(f"each {what} is a name or a table with 'name', got {item!r}")
-    return dict(item)
-
-
-def _params(table: dict) -> dict:
-    """The ``params`` sub-table, plus every other key left in the table (also a parameter)."""
-    params = dict(table.pop("params", {}))
-    params.update(table)
-    return params
-
-
-def _attack_spec(item: Any) -> AttackSpec:
-    table = _spec_table(item, "attack")
-    name = table.pop("name")
-    rates = table.pop("rate", table.pop("rates", None))
-    if rates is not None and not isinstance(rates, list):
-        rates = [rates]
-    return AttackSpec(name, _params(table), rates)
+                raise ConfigError(f"unknown [quality] key(s) {unknown}; valid: enabled, lm, encoder, "
+                                  f"{', '.join(valid)}")
+            for name in ("quality_lm", "quality_encoder"):
+                if getattr(self, name) == "":
+                    raise ConfigError(f"{name} must be a model name (str), got '' (omit it for the default)")
+            models = {k: v for k, v in (("lm", self.quality_lm), ("encoder", self.quality_encoder)) if v}
+            try:  # the meter checks its arguments and loads nothing until it scores
+                QualityMeter(**models, **self.quality_params)
+            except (TypeError, ValueError) as err:
+                raise ConfigError(f"[quality]: {err}") from None
 
 
 def _detector_spec(item: Any) -> DetectorSpec:
-    table = _spec_table(item, "detector")
+    if isinstance(item, str):
+        return DetectorSpec(item)
+    if not isinstance(item, dict) or "name" not in item:
+        raise ConfigError(f"each detector is a name or a table with 'name', got {show(item)}")
+    table = dict(item)
     name = table.pop("name")
-    return DetectorSpec(name, _params(table))
+    return DetectorSpec(name, spec_params(table, "detector"))
+
+
+def _entries(data: dict, section: str) -> list:
+    """The ``attacks``/``detectors`` list; a single name or table is a mistake worth naming."""
+    items = data.get(section, [])
+    if isinstance(items, list):
+        return items
+    if isinstance(items, str):
+        hint = f'write {section} = ["{items}"] (a list)'
+    elif isinstance(items, dict):
+        hint = f"a single [{section}] table: write [[{section}]] (one per entry)"
+    else:
+        hint = "expected a list of names or tables"
+    raise ConfigError(f"{section} must be a list of names or tables, got {show(items)}; {hint}")
+
+
+def _section(data: dict, name: str, scalar_key: str | None = None, scalar_types: tuple = ()) -> dict:
+    value = data.get(name, {})
+    if scalar_key and isinstance(value, scalar_types):
+        return {scalar_key: value}
+    if not isinstance(value, dict):
+        raise ConfigError(f"[{name}] must be a table{' or a ' + scalar_key if scalar_key else ''}, got {show(value)}")
+    return dict(value)
 
 
 def config_from_dict(data: dict) -> RunConfig:
-    """Build a config from the parsed file (sections: dataset, attacks, detectors, quality, run)."""
+    """Build a config from the parsed file (sections: dataset, attacks, detectors, quality, run).
+
+    Values are taken as written; :meth:`RunConfig.validate` checks their types and ranges.
+    """
     if not isinstance(data, dict):
         raise ConfigError(f"a config is a mapping of sections, got {type(data).__name__}")
     known = {"dataset", "attacks", "detectors", "quality", "run"}
@@ -154,29 +215,24 @@ def config_from_dict(data: dict) -> RunConfig:
     if unknown:
         raise ConfigError(f"unknown config section(s) {unknown}; valid: {sorted(known)}")
     cfg = RunConfig()
-    ds = data.get("dataset", {})
-    if isinstance(ds, str):
-        ds = {"name": ds}
-    ds = dict(ds)
+    ds = _section(data, "dataset", "name", (str, int, float, bool, list))
     cfg.dataset = ds.pop("name", cfg.dataset)
     cfg.n = ds.pop("n", cfg.n)
-    cfg.filters = dict(ds.pop("filters", {}))
-    cfg.filters.update(ds)
-    cfg.attacks = [_attack_spec(a) for a in data.get("attacks", [])]
-    cfg.detectors = [_detector_spec(d) for d in data.get("detectors", [])]
-    q = data.get("quality", {})
-    if isinstance(q, bool):
-        q = {"enabled": q}
-    cfg.quality = bool(q.get("enabled", True))
-    cfg.quality_lm = q.get("lm")
-    cfg.quality_encoder = q.get("encoder")
-    cfg.quality_params = {k: v for k, v in q.items() if k not in ("enabled", "lm", "encoder")}
-    run = dict(data.get("run", {}))
-    for key in ("seed", "device", "batch_size", "db", "per_domain", "train_fraction"):
+    filters = ds.pop("filters", {})
+    if not isinstance(filters, dict):
+        raise ConfigError(f"[dataset] filters must be a table, got {show(filters)}")
+    cfg.filters = {**filters, **ds}
+    cfg.attacks = [attack_spec(a) for a in _entries(data, "attacks")]
+    cfg.detectors = [_detector_spec(d) for d in _entries(data, "detectors")]
+    q = _section(data, "quality", "enabled", (bool, str, int, float, list))
+    cfg.quality = q.pop("enabled", True)
+    cfg.quality_lm = q.pop("lm", None)
+    cfg.quality_encoder = q.pop("encoder", None)
+    cfg.quality_params = q
+    run = _section(data, "run")
+    for key in ("seed", "device", "batch_size", "db", "per_domain", "train_fraction", "fprs"):
         if key in run:
             setattr(cfg, key, run.pop(key))
-    if "fprs" in run:
-        cfg.fprs = tuple(run.pop("fprs"))
     if run:
         raise ConfigError(f"unknown [run] key(s) {sorted(run)}; valid: seed, device, batch_size, db, per_domain, "
                           "train_fraction, fprs")
@@ -185,10 +241,16 @@ def config_from_dict(data: dict) -> RunConfig:
 
 def load_config(path: str | Path) -> RunConfig:
     """Read a TOML (.toml) or YAML (.yaml/.yml) run configuration."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise ConfigError(f"config path must be a str or path, got {show(path)}")
     path = Path(path)
-    if not path.exists():
-        raise ConfigError(f"config file {str(path)!r} does not exist")
-    text = path.read_text(encoding="utf-8")
+    if not path.is_file():
+        raise ConfigError(f"config file {str(path)!r} does not exist" if not path.exists()
+                          else f"config path {str(path)!r} is not a file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start})") from None
     if path.suffix == ".toml":
         try:
             import tomllib

@@ -5,7 +5,10 @@
   for the attacker (more AUROC drop, more similar text, cheaper to run);
 * the θ sweep trade-off (TH-Bench Figure 10): AUROC and cosine similarity vs θ;
 * cost against input length (TH-Bench Figures 14-15);
-* an attack x detector heatmap of AUROC or TPR at FPR 5%.
+* an attack x detector heatmap of AUROC or TPR at FPR 5%, each cell with its 95% interval;
+* interval plots: AUROC (or TPR) per attack and detector, and its change versus clean,
+  as points with 95% bootstrap error bars (paired intervals for the changes), where a
+  reader compares detectors and attacks.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .report import CLEAN, auroc_table, cost_by_length
+from .report import CLEAN, cost_by_length, figure_matrix
 
 FORMATS = ("png", "svg")
 
@@ -44,7 +47,7 @@ def triangle_scores(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     1 - normalised log wall time per document. Each is min-max normalised across
     the run's attacks, as TH-Bench normalises Figure 1.
     """
-    au = auroc_table(tables["metrics"])
+    au = figure_matrix(tables["metrics"], "auroc")
     if CLEAN not in au.index:
         raise ValueError("the run has no clean ('none') rows to measure the AUROC drop against")
     drop = (au.loc[CLEAN] - au.drop(index=CLEAN)).mean(axis=1)
@@ -102,31 +105,73 @@ def plot_triangle(tables, out_dir, formats=FORMATS) -> list[Path]:
     return paths
 
 
-def plot_heatmap(tables, out_dir, metric: str = "auroc", formats=FORMATS) -> list[Path]:
+def _errors(value: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """matplotlib's yerr/xerr (distances below and above), 0 where the interval is missing."""
+    return np.nan_to_num(np.vstack([value - lo, hi - value]), nan=0.0).clip(min=0)
+
+
+def _label(metric: str, fpr) -> str:
+    return "AUROC" if metric == "auroc" else f"TPR at FPR {fpr:g}"
+
+
+def plot_heatmap(tables, out_dir, metric: str = "auroc", formats=FORMATS, fpr: float = 0.05) -> list[Path]:
     plt = _plt()
     m = tables["metrics"]
-    if metric == "auroc":
-        table = auroc_table(m)
-    else:
-        sel = m[(m["metric"] == "tpr") & np.isclose(m["fpr"].astype(float), 0.05)]
-        table = sel.pivot_table(index="attack", columns="detector", values="value", aggfunc="first", dropna=False)
-    fig, ax = plt.subplots(figsize=(1.1 * table.shape[1] + 3, 0.45 * table.shape[0] + 1.5))
+    f = None if metric == "auroc" else fpr
+    table, lo, hi = (figure_matrix(m, "auroc" if metric == "auroc" else "tpr", f, col)
+                     for col in ("value", "value_lo", "value_hi"))
+    fig, ax = plt.subplots(figsize=(1.3 * table.shape[1] + 3, 0.55 * table.shape[0] + 1.5))
     im = ax.imshow(table.to_numpy(float), cmap="RdYlGn", vmin=0, vmax=1, aspect="auto")
     ax.set_xticks(range(table.shape[1]), table.columns, rotation=45, ha="right", fontsize=8)
     ax.set_yticks(range(table.shape[0]), table.index, fontsize=8)
     for i in range(table.shape[0]):
         for j in range(table.shape[1]):
-            v = table.iat[i, j]
-            ax.text(j, i, "—" if pd.isna(v) else f"{v:.2f}", ha="center", va="center", fontsize=7)
-    fig.colorbar(im, ax=ax, label="AUROC" if metric == "auroc" else "TPR at FPR 5%")
-    ax.set_title(f"{'AUROC' if metric == 'auroc' else 'TPR at FPR 5%'}: attack x detector", fontsize=10)
+            v, a, b = table.iat[i, j], lo.iat[i, j], hi.iat[i, j]
+            text = "—" if pd.isna(v) else f"{v:.2f}" + ("" if pd.isna(a) else f"\n[{a:.2f}, {b:.2f}]")
+            ax.text(j, i, text, ha="center", va="center", fontsize=6)
+    fig.colorbar(im, ax=ax, label=_label(metric, fpr))
+    ax.set_title(f"{_label(metric, fpr)}: attack x detector (95% bootstrap interval; — = not reached)",
+                 fontsize=9)
     paths = _save(fig, Path(out_dir), f"heatmap_{metric}", formats)
     plt.close(fig)
     return paths
 
 
+def plot_intervals(tables, out_dir, metric: str = "auroc", fpr: float = 0.05, formats=FORMATS) -> list[Path]:
+    """Per attack, one point per detector with its 95% interval (left) and the change versus
+    clean with its paired interval (right): overlapping bars mean the data cannot tell them apart."""
+    plt = _plt()
+    m = tables["metrics"]
+    name, f = ("auroc", None) if metric == "auroc" else ("tpr", fpr)
+    cols = ("value", "value_lo", "value_hi", "change", "change_lo", "change_hi")
+    v, lo, hi, d, dlo, dhi = (figure_matrix(m, name, f, c) for c in cols)
+    attacks, detectors = list(v.index), list(v.columns)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 0.45 * len(attacks) * max(1, len(detectors) / 2) + 1.8),
+                             sharey=True)
+    y = np.arange(len(attacks))
+    step = 0.7 / max(len(detectors), 1)
+    for k, det in enumerate(detectors):
+        pos = y - 0.35 + step * (k + 0.5)
+        for ax, (val, a, b) in zip(axes, ((v, lo, hi), (d, dlo, dhi))):
+            x = val[det].to_numpy(float)
+            ax.errorbar(x, pos, xerr=_errors(x, a[det].to_numpy(float), b[det].to_numpy(float)), fmt="o",
+                        ms=4, capsize=2, lw=1, label=det)
+    axes[0].set_yticks(y, attacks, fontsize=8)
+    axes[0].invert_yaxis()
+    axes[0].set_xlabel(f"{_label(metric, fpr)} (95% bootstrap interval)")
+    axes[1].axvline(0.0, color="grey", lw=0.8, ls="--")
+    for ax in axes:
+        ax.xaxis.set_major_locator(plt.MaxNLocator(5))
+    axes[1].set_xlabel("change versus clean (paired 95% interval)")
+    axes[0].legend(fontsize=7, loc="best")
+    fig.suptitle(f"{_label(metric, fpr)} per attack and detector", fontsize=10)
+    paths = _save(fig, Path(out_dir), f"intervals_{metric}", formats)
+    plt.close(fig)
+    return paths
+
+
 def plot_theta_sweep(tables, out_dir, formats=FORMATS) -> list[Path]:
-    """AUROC (mean over detectors) and cosine vs θ for each attack run at several θ."""
+    """AUROC per detector (95% error bars) and mean cosine vs θ for each attack run at several θ."""
     plt = _plt()
     cost = tables["cost"]
     rates = cost.groupby("attack")["rate"].first()
@@ -134,21 +179,24 @@ def plot_theta_sweep(tables, out_dir, formats=FORMATS) -> list[Path]:
     swept = [n for n in sorted(set(names)) if (names == n).sum() > 1]
     if not swept:
         return []
-    au = auroc_table(tables["metrics"]).mean(axis=1)
+    m = tables["metrics"]
+    au, lo, hi = (figure_matrix(m, "auroc", None, c) for c in ("value", "value_lo", "value_hi"))
     q = tables.get("quality")
     fig, ax = plt.subplots(figsize=(6, 4))
     ax2 = ax.twinx()
     for name in swept:
         labels = rates.index[names == name]
-        order = np.argsort(rates[labels].to_numpy())
-        labels = labels[order]
+        labels = labels[np.argsort(rates[labels].to_numpy())]
         th = rates[labels].to_numpy()
-        ax.plot(th, au.reindex(labels).to_numpy(), marker="o", label=f"{name} AUROC")
+        for det in au.columns:
+            x = au[det].reindex(labels).to_numpy(float)
+            err = _errors(x, lo[det].reindex(labels).to_numpy(float), hi[det].reindex(labels).to_numpy(float))
+            ax.errorbar(th, x, yerr=err, marker="o", ms=4, capsize=2, label=f"{name}: {det} AUROC")
         if q is not None and "cosine" in q:
             cos = q.groupby("attack")["cosine"].mean().reindex(labels).to_numpy()
-            ax2.plot(th, cos, marker="s", ls="--", label=f"{name} cosine")
+            ax2.plot(th, cos, marker="s", ls="--", color="grey", label=f"{name} cosine")
     ax.set_xlabel("θ (attack rate)")
-    ax.set_ylabel("mean AUROC over detectors")
+    ax.set_ylabel("AUROC (95% bootstrap interval)")
     ax2.set_ylabel("cosine similarity")
     ax.legend(loc="lower left", fontsize=7)
     ax2.legend(loc="lower right", fontsize=7)
@@ -181,6 +229,8 @@ def plot_all(tables: dict[str, pd.DataFrame], out_dir, formats=FORMATS) -> list[
     paths += plot_triangle(tables, out, formats)
     paths += plot_heatmap(tables, out, "auroc", formats)
     paths += plot_heatmap(tables, out, "tpr", formats)
+    paths += plot_intervals(tables, out, "auroc", formats=formats)
+    paths += plot_intervals(tables, out, "tpr", formats=formats)
     paths += plot_theta_sweep(tables, out, formats)
     paths += plot_cost_vs_length(tables, out, formats)
     return paths

@@ -1,8 +1,12 @@
-"""Report tables in the papers' layouts, from a run's stored tables.
+"""Report tables from a run's stored tables, one row per (detector, attack), every
+figure with its 95% bootstrap interval, its change versus clean (paired interval),
+the sample sizes, rows dropped for NaN scores and, at a threshold, the achieved FPR
+and the reached / underpowered flags (the same columns in Markdown, CSV and JSON):
 
-* accuracy at FPR 5% per detector x attack (RAID Table 16: TPR on machine text at
+* accuracy at each FPR per detector x attack (RAID Table 16: TPR on machine text at
   the per-domain threshold calibrated on clean human text);
 * AUROC per attack x detector (TH-Bench Table 1);
+* attack success rate per attack x detector at each FPR;
 * quality per attack (TH-Bench Table 2);
 * cost per attack, and per input-length bucket (TH-Bench Figures 14-15).
 """
@@ -24,25 +28,75 @@ def _attack_order(metrics: pd.DataFrame) -> list[str]:
     return ([CLEAN] if CLEAN in set(metrics["attack"]) else []) + names
 
 
+#: per figure table: the columns taken from evaluate's tidy table, and their names in the report
+_FIGURE = {"value": "{m}", "value_lo": "{m}_lo", "value_hi": "{m}_hi", "change": "delta_{m}",
+           "change_lo": "delta_{m}_lo", "change_hi": "delta_{m}_hi"}
+_CALIBRATION = {"reached": "reached", "underpowered": "underpowered", "achieved_fpr": "achieved_fpr",
+                "value_at_achieved_fpr": "{m}_at_achieved_fpr"}
+_COUNTS = {"n_human": "n_human", "n_machine": "n_machine", "n_pairs": "n_pairs", "n_dropped_nan": "n_dropped_nan"}
+
+
+def _select(metrics: pd.DataFrame, metric: str, fpr: float | None) -> pd.DataFrame:
+    sel = metrics[metrics["metric"] == metric]
+    if fpr is None:
+        return sel
+    return sel[np.isclose(sel["fpr"].astype(float), fpr)]
+
+
+def figure_table(metrics: pd.DataFrame, metric: str, fpr: float | None = None, *, name: str | None = None,
+                 index=("detector", "attack"), clean: bool = True) -> pd.DataFrame:
+    """One row per (detector, attack): the figure with its 95% bootstrap interval, the change
+    versus clean with its paired interval, and what a reader needs to trust it: the sample
+    sizes, NaN-dropped rows and, at a threshold, the achieved FPR and the reached /
+    underpowered flags. Columns missing from older stored runs come out as NaN."""
+    name = name or metric
+    sel = _select(metrics, metric, fpr)
+    if not clean:
+        sel = sel[sel["attack"] != CLEAN]
+    spec = {**_FIGURE, **(_CALIBRATION if fpr is not None else {}), **_COUNTS}
+    if metric != "asr":
+        spec.pop("n_pairs")
+    cols = {src: dst.format(m=name) for src, dst in spec.items()}
+    table = sel.reindex(columns=[*index, *cols]).rename(columns=cols)
+    order = {a: i for i, a in enumerate(_attack_order(metrics))}
+    table = table.assign(_a=table["attack"].map(order)).sort_values(
+        ["_a", "detector"] if index[0] == "attack" else ["detector", "_a"], kind="stable").drop(columns="_a")
+    table = table.set_index(list(index))
+    for col in ("reached", "underpowered"):
+        if col in table:
+            table[col] = table[col].astype(object)
+    for col in _COUNTS:
+        if col in table and table[col].notna().all():
+            table[col] = table[col].astype(np.int64)
+    return table
+
+
 def accuracy_at_fpr_table(metrics: pd.DataFrame, fpr: float = 0.05) -> pd.DataFrame:
-    """Rows: detectors; columns: attacks; cells: TPR at the calibrated threshold (RAID Table 16)."""
-    sel = metrics[(metrics["metric"] == "tpr") & np.isclose(metrics["fpr"].astype(float), fpr)]
-    table = sel.pivot_table(index="detector", columns="attack", values="value", aggfunc="first", dropna=False)
-    return table.reindex(columns=[a for a in _attack_order(metrics) if a in table.columns])
+    """RAID Table 16 as rows (detector, attack): TPR on machine text at the per-domain threshold
+    calibrated on clean human text (RAID's "accuracy"), with intervals and calibration facts."""
+    return figure_table(metrics, "tpr", fpr)
 
 
 def auroc_table(metrics: pd.DataFrame) -> pd.DataFrame:
-    """Rows: attacks; columns: detectors; cells: AUROC (TH-Bench Table 1)."""
-    sel = metrics[metrics["metric"] == "auroc"]
-    table = sel.pivot_table(index="attack", columns="detector", values="value", aggfunc="first", dropna=False)
-    return table.reindex([a for a in _attack_order(metrics) if a in table.index])
+    """TH-Bench Table 1 as rows (attack, detector): AUROC with its interval and the change versus clean."""
+    return figure_table(metrics, "auroc", None, index=("attack", "detector"))
 
 
 def asr_table(metrics: pd.DataFrame, fpr: float = 0.05) -> pd.DataFrame:
-    """Rows: attacks (without clean); columns: detectors; cells: attack success rate."""
-    sel = metrics[(metrics["metric"] == "asr") & np.isclose(metrics["fpr"].astype(float), fpr)]
-    sel = sel[sel["attack"] != CLEAN]
-    return sel.pivot_table(index="attack", columns="detector", values="value", aggfunc="first", dropna=False)
+    """Rows (attack, detector), attacks only: attack success rate (detected clean, missed attacked)."""
+    table = figure_table(metrics, "asr", fpr, index=("attack", "detector"), clean=False)
+    # versus clean the ASR is 0 by definition: the change repeats the value
+    return table.drop(columns=[c for c in table.columns if c.startswith("delta_")])
+
+
+def figure_matrix(metrics: pd.DataFrame, metric: str = "auroc", fpr: float | None = None,
+                  column: str = "value") -> pd.DataFrame:
+    """Rows attacks, columns detectors, cells one column of evaluate's table (for figures)."""
+    sel = _select(metrics, metric, fpr)
+    if column not in sel:
+        sel = sel.assign(**{column: np.nan})
+    table = sel.pivot_table(index="attack", columns="detector", values=column, aggfunc="first", dropna=False)
+    return table.reindex([a for a in _attack_order(metrics) if a in table.index])
 
 
 QUALITY_COLUMNS = ["perplexity_original", "perplexity_attacked", "perplexity_delta", "cosine", "rouge_l",
@@ -93,14 +147,44 @@ def cost_by_length(cost: pd.DataFrame, length_column: str | None = None) -> pd.D
     return t
 
 
-def build_report(tables: dict[str, pd.DataFrame], fpr: float = 0.05) -> dict[str, pd.DataFrame]:
-    """Every report table that the stored run tables allow."""
+def _fprs(metrics: pd.DataFrame, fpr) -> list[float]:
+    if fpr is None:
+        return sorted({float(f) for f in metrics["fpr"].dropna()}, reverse=True)
+    return [float(f) for f in (fpr if isinstance(fpr, (list, tuple)) else (fpr,))]
+
+
+def _about(metrics: pd.DataFrame) -> str:
+    boot = metrics.attrs.get("bootstrap") or {}
+    b = f", B = {boot['n_boot']}" if boot.get("n_boot") else ""
+    if "value_lo" not in metrics or metrics["value_lo"].isna().all():
+        return ("No bootstrap intervals in this run (`_lo`/`_hi` are empty: the run predates them or used "
+                "n_boot=0). `delta_`: attacked minus clean; `n_dropped_nan`: rows dropped for NaN scores.")
+    return ("`_lo`/`_hi`: 95% percentile bootstrap interval (documents redrawn within each label x domain, "
+            f"thresholds recalibrated per replicate{b}); `delta_`: attacked minus clean, interval paired on the "
+            "source document; `n_dropped_nan`: rows dropped for NaN scores.")
+
+
+def build_report(tables: dict[str, pd.DataFrame], fpr=None) -> dict[str, pd.DataFrame]:
+    """Every report table that the stored run tables allow; ``fpr``: a target FPR, a list of them,
+    or None for every FPR of the run (one TPR and one ASR table each)."""
     metrics = tables["metrics"]
-    out = {
-        f"accuracy_at_fpr_{fpr:g}": accuracy_at_fpr_table(metrics, fpr),
-        "auroc": auroc_table(metrics),
-        f"attack_success_rate_at_fpr_{fpr:g}": asr_table(metrics, fpr),
-    }
+    about = _about(metrics)
+    out = {}
+    for f in _fprs(metrics, fpr):
+        out[f"accuracy_at_fpr_{f:g}"] = accuracy_at_fpr_table(metrics, f)
+        out[f"accuracy_at_fpr_{f:g}"].attrs["note"] = (
+            f"TPR at FPR {f:g} (RAID's accuracy). `underpowered`: a domain has fewer than 1/FPR = {1 / f:g} "
+            "human texts, so no threshold resolves this FPR: the TPR is not claimed (NaN) and "
+            "`tpr_at_achieved_fpr` gives the figure at the FPR actually achieved.")
+    out["auroc"] = auroc_table(metrics)
+    out["auroc"].attrs["note"] = "AUROC, machine = positive class."
+    for f in _fprs(metrics, fpr):
+        name = f"attack_success_rate_at_fpr_{f:g}"
+        out[name] = asr_table(metrics, f)
+        out[name].attrs["note"] = (f"Attack success rate at FPR {f:g}: share of the machine texts detected "
+                                   "before the attack that are missed after it.")
+    for table in out.values():
+        table.attrs["about"] = about
     if "quality" in tables and not tables["quality"].empty:
         out["quality"] = quality_table(tables["quality"])
     if "cost" in tables and not tables["cost"].empty:
@@ -110,10 +194,15 @@ def build_report(tables: dict[str, pd.DataFrame], fpr: float = 0.05) -> dict[str
 
 
 def render_markdown(report: dict[str, pd.DataFrame], digits: int = 3) -> str:
-    parts = []
+    """One Markdown document: the intervals' definition once, then each table with its note."""
+    abouts = list(dict.fromkeys(t.attrs["about"] for t in report.values() if t.attrs.get("about")))
+    parts = [*(f"{a}\n" for a in abouts)]
     for name, table in report.items():
         parts.append(f"## {name}\n")
-        parts.append(table.to_markdown(floatfmt=f".{digits}f"))
+        if table.attrs.get("note"):
+            parts.append(table.attrs["note"] + "\n")
+        flat = table.reset_index() if any(n is not None for n in table.index.names) else table
+        parts.append(flat.to_markdown(index=flat is table, floatfmt=f".{digits}f"))
         parts.append("")
     return "\n".join(parts)
 

@@ -20,19 +20,18 @@ second run of the same configuration does no model work at all.
 from __future__ import annotations
 
 import hashlib
-import json
 import math
-from dataclasses import dataclass
+import warnings
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from humanize import attacks as attack_registry
 from humanize import detectors as detector_registry
 
-from .config import RunConfig
+from .config import ConfigError, RunConfig, sampling_seed
 from .datasets import load_dataset
-from .store import ResultsStore, canonical_key, text_hash
+from .store import ResultsStore, text_hash
 
 CLEAN = "none"
 
@@ -43,6 +42,10 @@ class RunResult:
     tables: dict[str, pd.DataFrame]
     store: str
     work: dict  # how much was computed (not taken from the cache) in this call
+    #: stored rows that failed their integrity check (table, key, hash, reason); recomputed, never used
+    corrupt: list = field(default_factory=list)
+    #: what a reader of the tables must know (e.g. cost rows measured on several machines)
+    warnings: list = field(default_factory=list)
 
     @property
     def metrics(self) -> pd.DataFrame:
@@ -68,18 +71,21 @@ def _in_train(source_id: str, seed: int, fraction: float) -> bool:
 
 def sample_rows(config: RunConfig) -> pd.DataFrame:
     """The clean human and machine rows of the run, with a ``split`` column (train/test)."""
-    df = load_dataset(config.dataset, **config.filters)
+    try:
+        df = load_dataset(config.dataset, **config.filters)
+    except (TypeError, ValueError) as err:  # a filter the loader rejects: a config problem
+        raise ConfigError(f"dataset {config.dataset!r} with filters {config.filters}: {err}") from None
     df = df[df["attack"].fillna(CLEAN).isin([CLEAN])].copy()
     df = df[df["generation"].map(lambda t: isinstance(t, str))]
     parts = []
     for label in ("machine", "human"):
         part = df[df["label"] == label]
         if config.n is not None and len(part) > config.n:
-            part = part.sample(n=config.n, random_state=config.seed)
+            part = part.sample(n=config.n, random_state=sampling_seed(config.seed))
         parts.append(part)
     rows = pd.concat(parts).sort_values(["label", "id"]).reset_index(drop=True)
     if rows.empty:
-        raise ValueError(f"dataset {config.dataset!r} with filters {config.filters} has no clean rows")
+        raise ConfigError(f"dataset {config.dataset!r} with filters {config.filters} has no clean rows")
     if "split" not in rows.columns or rows["split"].isna().all():
         rows["split"] = [
             "train" if _in_train(str(s), config.seed, config.train_fraction) else "test" for s in rows["source_id"]
@@ -89,23 +95,30 @@ def sample_rows(config: RunConfig) -> pd.DataFrame:
 
 
 def _attack_key(attack) -> str:
-    """The store key of an attack's outputs: its name, parameters and output version."""
-    return f"{canonical_key(attack.name, attack.get_params())}@{getattr(attack, 'version', '1')}"
+    """The store key of an attack's outputs: its name (for reading) and its provenance fingerprint
+    (qualified class, output version, exact parameters: see :meth:`humanize._params.ParamsMixin.fingerprint`)."""
+    return f"{attack.name}/{attack.fingerprint()}"
+
+
+#: The cost columns of the run's cost table, as stored per attack output.
+COST_COLUMNS = ("wall_s", "cpu_s", "peak_rss_mb", "peak_gpu_mb", "tokens_in", "tokens_out", "queries")
 
 
 def _run_attacks(config: RunConfig, store: ResultsStore, machine: pd.DataFrame, progress: bool, work: dict):
     """Attack outputs per attack label: DataFrame (id, input_hash, text, text_hash, costs...)."""
     from humanize.cost import CostMeter
+    from humanize.cost.machine import machine_description
 
     outputs = {}
     texts = dict(zip(machine["text_hash"], machine["generation"]))
     for spec in config.attacks:
         for label, params in spec.expand():
-            attack = attack_registry.get(spec.name, **{"seed": config.seed, **params})
+            attack = spec.build(config.seed, params)
             key = _attack_key(attack)
             have = store.attack_outputs(key, list(texts))
             todo = [h for h in texts if h not in have]
             batches = _batches(todo, config.batch_size)
+            measured = set(todo)
             for batch in _progress(batches, len(batches), f"attack {label}", progress):
                 meter = CostMeter()
                 rows = []
@@ -114,14 +127,15 @@ def _run_attacks(config: RunConfig, store: ResultsStore, machine: pd.DataFrame, 
                         result = attack.apply(texts[h])
                         info = dict(result.info)
                         m.add(queries=info.get("queries"), llm_tokens=info.get("lm_tokens"))
-                    m.count_input(texts[h])
+                    m.count_input(texts[h])  # counted outside the timed block; the record takes them
                     m.count_output(result.text)
                     rec = m.record
                     rows.append(dict(
                         input_hash=h, output=result.text, edits=[list(e) for e in result.edits], info=info,
                         wall_s=rec.get("wall_s"), cpu_s=rec.get("cpu_s"), peak_rss_mb=rec.get("peak_rss_mb"),
-                        peak_gpu_mb=rec.get("gpu_peak_mb"), tokens_in=m.counts.get("tokens_in"),
-                        tokens_out=m.counts.get("tokens_out"), queries=m.counts.get("queries"),
+                        peak_gpu_mb=rec.get("gpu_peak_mb"), tokens_in=_count(rec.get("tokens_in")),
+                        tokens_out=_count(rec.get("tokens_out")), queries=_count(rec.get("queries")),
+                        machine=machine_description(),
                     ))
                 store.put_attack_outputs(key, rows)
                 have.update((r["input_hash"], r) for r in rows)
@@ -131,8 +145,10 @@ def _run_attacks(config: RunConfig, store: ResultsStore, machine: pd.DataFrame, 
             ).copy()
             frame["text"] = [have[h]["output"] for h in frame["input_hash"]]
             frame["text_hash"] = frame["text"].map(text_hash)
-            for col in ("wall_s", "cpu_s", "peak_rss_mb", "peak_gpu_mb", "tokens_in", "queries"):
-                frame[col] = [have[h][col] for h in frame["input_hash"]]
+            for col in COST_COLUMNS:
+                frame[col] = [have[h].get(col) for h in frame["input_hash"]]
+            frame["cost_source"] = ["measured" if h in measured else "cached" for h in frame["input_hash"]]
+            frame["machine"] = [have[h].get("machine") for h in frame["input_hash"]]
             frame["n_edits"] = [len(have[h]["edits"]) for h in frame["input_hash"]]
             frame["attack"] = label
             frame["attack_name"] = spec.name
@@ -142,8 +158,32 @@ def _run_attacks(config: RunConfig, store: ResultsStore, machine: pd.DataFrame, 
     return outputs
 
 
+def _count(value):
+    """A counter of the cost meter as stored: an int, or None when it was not counted (NaN)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return int(value) if float(value).is_integer() else float(value)
+
+
+def _mixed_machines(cost: pd.DataFrame) -> list[str]:
+    """A warning when the cost rows were measured on more than one kind of machine."""
+    if "machine" not in cost.columns:
+        return []
+    machines = sorted({str(m) for m in cost["machine"] if isinstance(m, str) and m})
+    unknown = int(sum(not (isinstance(m, str) and m) for m in cost["machine"]))
+    if len(machines) + (unknown > 0) <= 1:
+        return []
+    parts = [f"{int((cost['machine'] == m).sum())} rows on {m!r}" for m in machines]
+    if unknown:
+        parts.append(f"{unknown} rows on an unrecorded machine")
+    return [f"the cost table mixes machines ({'; '.join(parts)}): compare times and memory only within "
+            f"one machine (column 'machine')"]
+
+
 def _detector_key(detector, train: pd.DataFrame | None) -> str:
-    key = canonical_key(detector.name, detector.get_params())
+    """The store key of a detector's scores: name, provenance fingerprint (class, version, exact
+    parameters, resolved models, library version) and, for learnable detectors, the training set."""
+    key = f"{detector.name}/{detector.fingerprint()}"
     if train is not None:
         digest = hashlib.blake2b(digest_size=12)
         for h, lab in sorted(zip(train["text_hash"], train["label"])):
@@ -180,12 +220,25 @@ def _score_all(config: RunConfig, store: ResultsStore, texts: dict[str, str], tr
     return scores
 
 
+def _quality_meter(config: RunConfig):
+    """The run's QualityMeter (models load on its first score, so building it is cheap)."""
+    from humanize.quality import QualityMeter
+
+    kwargs = {"device": config.device, **config.quality_params}
+    if config.quality_lm:
+        kwargs["lm"] = config.quality_lm
+    if config.quality_encoder:
+        kwargs["encoder"] = config.quality_encoder
+    return QualityMeter(**kwargs)
+
+
 def _quality(config: RunConfig, store: ResultsStore, outputs: dict[str, pd.DataFrame], progress: bool,
              work: dict) -> pd.DataFrame:
     """Quality rows per (attack, document). Pending pairs are scored a few source documents at a
     time with every attack together, so each original's perplexity is computed once, not per attack."""
-    suffix = "|quality=" + json.dumps([config.quality_lm, config.quality_encoder, config.quality_params],
-                                      sort_keys=True)
+    meter = _quality_meter(config)
+    # keyed on the meter's fingerprint: its parameters and the RESOLVED models (a new default model recomputes)
+    suffix = "|quality=" + meter.fingerprint()
     keys = {label: frame["attack_key"].iloc[0] + suffix for label, frame in outputs.items()}
     have = {label: store.quality(keys[label], frame["input_hash"].tolist()) for label, frame in outputs.items()}
     by_doc: dict[str, list] = {}  # pending (label, original, attacked) per source document
@@ -194,17 +247,7 @@ def _quality(config: RunConfig, store: ResultsStore, outputs: dict[str, pd.DataF
             if h not in have[label]:
                 by_doc.setdefault(h, []).append((h, label, o, t))
     groups = _batches(sorted(by_doc), max(1, config.batch_size // 2))
-    meter = None
     for group in _progress(groups, len(groups), "quality", progress):
-        if meter is None:
-            from humanize.quality import QualityMeter
-
-            kwargs = {"device": config.device, **config.quality_params}
-            if config.quality_lm:
-                kwargs["lm"] = config.quality_lm
-            if config.quality_encoder:
-                kwargs["encoder"] = config.quality_encoder
-            meter = QualityMeter(**kwargs)
         items = [item for h in group for item in by_doc[h]]
         table = meter.score([o for _, _, o, _ in items], [t for *_, t in items])
         per_label: dict[str, list] = {}
@@ -230,16 +273,15 @@ def run(config: RunConfig, *, progress: bool = True) -> RunResult:
     config.validate()
     run_id = hashlib.blake2b(config.key().encode(), digest_size=8).hexdigest()
     work = {"attacked": 0, "scored": 0, "quality": 0, "fitted": 0}
+    rows = sample_rows(config)  # a filter the loader rejects fails here, before the store is touched
+    test = rows[rows["split"] == "test"]
+    train = rows[rows["split"] == "train"]
+    machine = test[test["label"] == "machine"]
+    human = test[test["label"] == "human"]
+    if machine.empty or human.empty:
+        raise ConfigError("the test split needs both human and machine texts; raise n or change train_fraction")
     with ResultsStore(config.db) as store:
         store.start_run(run_id, config.to_dict())
-        rows = sample_rows(config)
-        test = rows[rows["split"] == "test"]
-        train = rows[rows["split"] == "train"]
-        machine = test[test["label"] == "machine"]
-        human = test[test["label"] == "human"]
-        if machine.empty or human.empty:
-            raise ValueError("the test split needs both human and machine texts; raise n or lower train_fraction")
-
         outputs = _run_attacks(config, store, machine, progress, work)
         texts = dict(zip(test["text_hash"], test["generation"]))
         for frame in outputs.values():
@@ -260,15 +302,18 @@ def run(config: RunConfig, *, progress: bool = True) -> RunResult:
             long_rows.append(part)
         score_table = pd.concat(long_rows, ignore_index=True).drop(columns=["text_hash"])
         metrics = evaluate(score_table, fprs=config.fprs, per_domain=config.per_domain, pair_key="adv_source_id",
-                           nan_policy="omit")
+                           nan_policy="omit", seed=sampling_seed(config.seed))
         cost = pd.concat(
-            [f[["attack", "id", "rate", "wall_s", "cpu_s", "peak_rss_mb", "peak_gpu_mb", "tokens_in", "queries",
-                "n_edits"]].assign(chars_in=f["original"].str.len(), words_in=f["original"].str.split().str.len())
+            [f[["attack", "id", "rate", *COST_COLUMNS, "n_edits", "cost_source", "machine"]].assign(
+                chars_in=f["original"].str.len(), words_in=f["original"].str.split().str.len())
              for f in outputs.values()],
             ignore_index=True,
         )
+        notes = _mixed_machines(cost)
+        for note in notes:
+            warnings.warn(note, RuntimeWarning, stacklevel=2)
         tables = {"metrics": metrics, "scores": score_table, "cost": cost}
         if config.quality:
             tables["quality"] = _quality(config, store, outputs, progress, work)
         store.finish_run(run_id, tables)
-    return RunResult(run_id, tables, str(config.db), work)
+    return RunResult(run_id, tables, str(config.db), work, corrupt=list(store.corrupt), warnings=notes)

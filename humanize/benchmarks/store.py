@@ -5,38 +5,41 @@ hash), a detector score by (detector key, text hash), a quality row by (attack
 key, input hash). A run writes each finished batch in its own transaction (WAL
 journal), so a run killed at any moment keeps all finished work, and a second
 run of the same configuration finds everything cached and does no model work.
+
+Integrity: the file passes SQLite's ``quick_check`` at open (a garbage, truncated
+or foreign file is a :class:`StoreError` naming it), and every row carries a
+checksum of its key and values; a row whose checksum fails (or that has none,
+written by an older version) is reported in :attr:`ResultsStore.corrupt` with a
+:class:`StoreWarning` and treated as missing, so the runner recomputes it.
+
+Read-only use: the file is read through a read-only connection until the first
+write, so reporting, plotting or re-running a finished configuration never
+writes (``readonly=True`` forbids writing altogether; on a folder that cannot be
+written the file is opened ``immutable``). On close a writer folds the WAL
+journal back into the file, so a finished store is one self-contained file.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
+import warnings
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterable, Sequence
 
 import pandas as pd
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS attack_outputs (
-    attack_key TEXT NOT NULL, input_hash TEXT NOT NULL,
-    output TEXT NOT NULL, edits TEXT NOT NULL, info TEXT NOT NULL,
-    wall_s REAL, cpu_s REAL, peak_rss_mb REAL, peak_gpu_mb REAL, tokens_in INTEGER, tokens_out INTEGER,
-    queries INTEGER,
-    PRIMARY KEY (attack_key, input_hash)
-);
-CREATE TABLE IF NOT EXISTS scores (
-    detector_key TEXT NOT NULL, text_hash TEXT NOT NULL, score REAL,
-    PRIMARY KEY (detector_key, text_hash)
-);
-CREATE TABLE IF NOT EXISTS quality (
-    attack_key TEXT NOT NULL, input_hash TEXT NOT NULL, metrics TEXT NOT NULL,
-    PRIMARY KEY (attack_key, input_hash)
-);
-CREATE TABLE IF NOT EXISTS runs (
-    run_id TEXT PRIMARY KEY, config TEXT NOT NULL, status TEXT NOT NULL, tables TEXT
-);
-"""
+from .store_schema import (TABLES, StoreError, check_file, columns, connect, from_sql, is_locked, locked_error,
+                           migrate, normalize_row, row_hash, to_sql)
+
+__all__ = ["ResultsStore", "StoreError", "StoreWarning", "canonical_key", "text_hash"]
+
+
+class StoreWarning(UserWarning):
+    """Stored rows failed their checksum (or have none) and are recomputed, not used."""
 
 
 def text_hash(text: str) -> str:
@@ -53,19 +56,89 @@ def _chunks(seq: Sequence, n: int = 500) -> Iterable[Sequence]:
         yield seq[i : i + n]
 
 
-class ResultsStore:
-    """A SQLite results database (created on first use)."""
+_ATTACK_COLS = [name for name, _ in TABLES["attack_outputs"][1]]
 
-    def __init__(self, path: str | Path):
+
+class ResultsStore:
+    """A SQLite results database (created on first write).
+
+    readonly : never write (``report``/``plot``); the file must exist.
+    timeout : seconds to wait for another process's lock before a :class:`StoreError`.
+    """
+
+    def __init__(self, path: str | os.PathLike, *, readonly: bool = False, timeout: float = 60.0):
+        if not isinstance(path, (str, os.PathLike)) or not str(path):
+            raise TypeError(f"results database path must be a non-empty str or path, got {path!r}")
+        if not isinstance(readonly, bool):
+            raise TypeError(f"readonly must be a bool, got {type(readonly).__name__}")
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout >= 0:
+            raise ValueError(f"timeout must be a number of seconds >= 0, got {timeout!r}")
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(str(self.path), timeout=60)
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=NORMAL")
-        self._conn.executescript(SCHEMA)
-        self._conn.commit()
+        self.readonly = readonly
+        self.timeout = timeout
+        self.corrupt: list[dict] = []  # rows found corrupt or unverified: table, key, hash, reason
+        self._writing = False
+        self._run_configs: dict[str, str] = {}
+        self._pending_run: str | None = None
+        if readonly or self.path.is_file():
+            self._conn = connect(self.path, readonly=True, timeout=timeout)
+            self._checked(lambda: check_file(self._conn, self.path))
+            self._cols = {t: columns(self._conn, t) for t in TABLES}
+        else:
+            self._open_writer()
+
+    # -- connections ----------------------------------------------------------------
+    def _checked(self, fn):
+        try:
+            return fn()
+        except StoreError:
+            self._conn.close()
+            raise
+
+    def _open_writer(self) -> None:
+        if self.readonly:
+            raise StoreError(f"results database {str(self.path)!r} was opened read-only; cannot write to it")
+        old = getattr(self, "_conn", None)
+        conn = connect(self.path, readonly=False, timeout=self.timeout)
+        try:
+            if old is None:  # an existing file was checked when it was opened for reading
+                check_file(conn, self.path)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            with conn:
+                migrate(conn)
+        except sqlite3.Error as err:
+            conn.close()
+            if is_locked(err):
+                raise locked_error(self.path, err) from None
+            raise StoreError(f"cannot write to the results database {str(self.path)!r}: {err}") from None
+        except StoreError:
+            conn.close()
+            raise
+        if old is not None:
+            old.close()
+        self._conn, self._writing = conn, True
+        self._cols = {t: columns(conn, t) for t in TABLES}
+
+    def _writable(self) -> bool:
+        return os.access(self.path.parent, os.W_OK) and (not self.path.exists() or os.access(self.path, os.W_OK))
+
+    @contextmanager
+    def _guard(self, action: str):
+        try:
+            yield
+        except sqlite3.DatabaseError as err:
+            if is_locked(err):
+                raise locked_error(self.path, err) from None
+            raise StoreError(f"results database {str(self.path)!r}: cannot {action}: {err}") from None
 
     def close(self) -> None:
+        if self._writing:  # fold the WAL back in, unless another process has the file open
+            try:
+                self._conn.execute("PRAGMA busy_timeout = 0")
+                self._conn.execute("PRAGMA journal_mode=DELETE")
+            except sqlite3.Error:
+                pass
         self._conn.close()
 
     def __enter__(self) -> "ResultsStore":
@@ -75,111 +148,184 @@ class ResultsStore:
         self.close()
 
     def __repr__(self) -> str:
-        return f"ResultsStore({str(self.path)!r})"
+        return f"ResultsStore({str(self.path)!r}{', readonly=True' if self.readonly else ''})"
+
+    # -- checked reads and writes -----------------------------------------------------
+    def _read(self, table: str, first: str, seconds: Sequence[str]) -> dict[str, tuple]:
+        """Verified rows of ``table`` with key (first, s) for s in ``seconds``: {s: row values}."""
+        have = self._cols.get(table)
+        if not have:
+            return {}
+        keys, values = TABLES[table]
+        names = [*keys, *(n for n, _ in values), "row_hash"]
+        select = ", ".join(n if n in have else "NULL" for n in names)
+        out, bad = {}, []
+        with self._guard(f"read {table}"):
+            for chunk in _chunks(list(dict.fromkeys(seconds))):
+                marks = ",".join("?" * len(chunk))
+                for *row, stored in self._conn.execute(
+                    f"SELECT {select} FROM {table} WHERE {keys[0]} = ? AND {keys[1]} IN ({marks})", [first, *chunk]
+                ):
+                    row = [from_sql(v) for v in row]
+                    if stored is not None and row_hash(table, tuple(row)) == stored:
+                        out[row[1]] = tuple(row[2:])
+                    else:
+                        reason = "no checksum (older store)" if stored is None else "checksum mismatch"
+                        bad.append({"table": table, "key": first, "hash": row[1], "reason": reason})
+        if bad:
+            self.corrupt.extend(bad)
+            shown = ", ".join(f"{b['hash']} ({b['reason']})" for b in bad[:3])
+            warnings.warn(
+                f"{self.path}: {len(bad)} stored {table} row(s) under key {first[:80]!r} failed their integrity "
+                f"check and will be recomputed, not used: {shown}{' ...' if len(bad) > 3 else ''}",
+                StoreWarning, stacklevel=3,
+            )
+        return out
+
+    def _write(self, table: str, rows: list[tuple], action: str) -> None:
+        """Insert or replace normalised rows (key + values), each with its checksum."""
+        if not self._writing:
+            self._open_writer()
+        keys, values = TABLES[table]
+        names = [*keys, *(n for n, _ in values), "row_hash"]
+        marks = ",".join("?" * len(names))
+        with self._guard(action), self._conn:
+            self._flush_run()
+            self._conn.executemany(f"INSERT OR REPLACE INTO {table} ({', '.join(names)}) VALUES ({marks})",
+                                   [(*map(to_sql, row), row_hash(table, row)) for row in rows])
+
+    def _upsert_run(self, run_id: str, config: str, status: str, tables: str | None) -> None:
+        row = normalize_row("runs", (run_id,), (config, status, tables))
+        self._conn.execute(
+            "INSERT INTO runs (run_id, config, status, tables, row_hash) VALUES (?,?,?,?,?) ON CONFLICT(run_id) "
+            "DO UPDATE SET config = excluded.config, status = excluded.status, tables = excluded.tables, "
+            "row_hash = excluded.row_hash",
+            (*row, row_hash("runs", row)),
+        )
+
+    def _flush_run(self) -> None:
+        if self._pending_run is not None:
+            run_id, self._pending_run = self._pending_run, None
+            self._upsert_run(run_id, self._run_configs[run_id], "running", None)
 
     # -- attack outputs -----------------------------------------------------------
     def attack_outputs(self, attack_key: str, hashes: Sequence[str]) -> dict[str, dict]:
         out = {}
-        for chunk in _chunks(list(hashes)):
-            q = ",".join("?" * len(chunk))
-            for row in self._conn.execute(
-                f"SELECT input_hash, output, edits, info, wall_s, cpu_s, peak_rss_mb, peak_gpu_mb, tokens_in,"
-                f" tokens_out, queries FROM attack_outputs WHERE attack_key = ? AND input_hash IN ({q})",
-                [attack_key, *chunk],
-            ):
-                out[row[0]] = dict(
-                    output=row[1], edits=json.loads(row[2]), info=json.loads(row[3]), wall_s=row[4], cpu_s=row[5],
-                    peak_rss_mb=row[6], peak_gpu_mb=row[7], tokens_in=row[8], tokens_out=row[9], queries=row[10],
-                )
+        for h, row in self._read("attack_outputs", attack_key, hashes).items():
+            rec = dict(zip(_ATTACK_COLS, row))
+            rec["edits"], rec["info"] = json.loads(rec["edits"]), json.loads(rec["info"])
+            out[h] = rec
         return out
 
     def put_attack_outputs(self, attack_key: str, rows: Sequence[dict]) -> None:
-        with self._conn:
-            self._conn.executemany(
-                "INSERT OR REPLACE INTO attack_outputs VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                [
-                    (attack_key, r["input_hash"], r["output"], json.dumps(r["edits"]), json.dumps(r.get("info", {}),
-                     default=repr), r.get("wall_s"), r.get("cpu_s"), r.get("peak_rss_mb"), r.get("peak_gpu_mb"),
-                     r.get("tokens_in"), r.get("tokens_out"), r.get("queries"))
-                    for r in rows
-                ],
-            )
+        """Rows: ``input_hash``, ``output``, ``edits``, optional ``info``, costs and ``machine``."""
+        table = [
+            normalize_row("attack_outputs", (attack_key, r["input_hash"]), (
+                r["output"], json.dumps(r["edits"]), json.dumps(r.get("info", {}), default=repr),
+                *(r.get(c) for c in _ATTACK_COLS[3:]),
+            ))
+            for r in rows
+        ]
+        self._write("attack_outputs", table, "store attack outputs")
 
     # -- scores -------------------------------------------------------------------
     def scores(self, detector_key: str, hashes: Sequence[str]) -> dict[str, float]:
-        out = {}
-        for chunk in _chunks(list(hashes)):
-            q = ",".join("?" * len(chunk))
-            for h, s in self._conn.execute(
-                f"SELECT text_hash, score FROM scores WHERE detector_key = ? AND text_hash IN ({q})",
-                [detector_key, *chunk],
-            ):
-                out[h] = float("nan") if s is None else s
-        return out
+        return {h: float("nan") if row[0] is None else row[0]
+                for h, row in self._read("scores", detector_key, hashes).items()}
 
     def put_scores(self, detector_key: str, pairs: Iterable[tuple[str, float]]) -> None:
-        with self._conn:
-            self._conn.executemany(
-                "INSERT OR REPLACE INTO scores VALUES (?,?,?)",
-                [(detector_key, h, None if s != s else float(s)) for h, s in pairs],
-            )
+        rows = [normalize_row("scores", (detector_key, h), (s,)) for h, s in pairs]
+        self._write("scores", rows, "store scores")
 
     # -- quality ------------------------------------------------------------------
     def quality(self, attack_key: str, hashes: Sequence[str]) -> dict[str, dict]:
-        out = {}
-        for chunk in _chunks(list(hashes)):
-            q = ",".join("?" * len(chunk))
-            for h, m in self._conn.execute(
-                f"SELECT input_hash, metrics FROM quality WHERE attack_key = ? AND input_hash IN ({q})",
-                [attack_key, *chunk],
-            ):
-                out[h] = json.loads(m)
-        return out
+        return {h: json.loads(row[0]) for h, row in self._read("quality", attack_key, hashes).items()}
 
     def put_quality(self, attack_key: str, rows: Iterable[tuple[str, dict]]) -> None:
         self.put_quality_many({attack_key: rows})
 
     def put_quality_many(self, rows_by_key: dict[str, Iterable[tuple[str, dict]]]) -> None:
         """Store quality rows of several attacks in one transaction."""
-        with self._conn:
-            self._conn.executemany(
-                "INSERT OR REPLACE INTO quality VALUES (?,?,?)",
-                [(key, h, json.dumps(m, default=repr)) for key, rows in rows_by_key.items() for h, m in rows],
-            )
+        rows = [normalize_row("quality", (key, h), (json.dumps(m, default=repr),))
+                for key, pairs in rows_by_key.items() for h, m in pairs]
+        self._write("quality", rows, "store quality rows")
 
     # -- runs and result tables ---------------------------------------------------
     def start_run(self, run_id: str, config: dict) -> None:
-        with self._conn:
-            self._conn.execute(
-                "INSERT INTO runs (run_id, config, status) VALUES (?,?,?) "
-                "ON CONFLICT(run_id) DO UPDATE SET status = excluded.status",
-                (run_id, json.dumps(config, sort_keys=True, default=repr), "running"),
-            )
+        """Mark ``run_id`` as running, written with the run's first computed row (a fully
+        cached run writes nothing)."""
+        self._run_configs[run_id] = json.dumps(config, sort_keys=True, default=repr)
+        self._pending_run = run_id
 
     def finish_run(self, run_id: str, tables: dict[str, pd.DataFrame]) -> None:
-        payload = {name: df.to_json(orient="split", default_handler=repr) for name, df in tables.items()}
-        with self._conn:
-            self._conn.execute(
-                "UPDATE runs SET status = 'done', tables = ? WHERE run_id = ?", (json.dumps(payload), run_id)
-            )
+        """Store the run's result tables, unless the store already holds exactly these."""
+        payload = json.dumps({name: df.to_json(orient="split", default_handler=repr) for name, df in tables.items()})
+        stored = self._run_row(run_id)
+        if stored is not None and stored[1] == "done" and stored[2] == payload:
+            self._pending_run = None  # nothing was computed: the stored run stands as it is
+            return
+        config = self._run_configs.get(run_id) or (stored[0] if stored else None)
+        if config is None:
+            raise LookupError(f"run {run_id!r} was never started in {self.path}")
+        if not self._writing:
+            if not self.readonly and not self._writable():
+                # nothing was computed (or it would have been written): a cached run on a read-only disk
+                warnings.warn(f"{self.path} is read-only: this run's tables (which differ from the stored ones, "
+                              "e.g. in cost_source) are returned but not stored", StoreWarning, stacklevel=2)
+                return
+            self._open_writer()
+        self._pending_run = None
+        with self._guard("store the run's tables"), self._conn:
+            self._upsert_run(run_id, config, "done", payload)
+
+    def _run_row(self, run_id: str) -> tuple | None:
+        """(config, status, tables) of a stored run, verified; None when absent."""
+        if not self._cols.get("runs"):
+            return None
+        has_hash = "row_hash" in self._cols["runs"]
+        with self._guard("read runs"):
+            row = self._conn.execute(
+                f"SELECT run_id, config, status, tables, {'row_hash' if has_hash else 'NULL'} FROM runs "
+                "WHERE run_id = ?", (run_id,)
+            ).fetchone()
+        if row is None:
+            return None
+        *data, stored = row
+        if stored is None:
+            warnings.warn(f"{self.path}: run {run_id!r} was stored without a checksum (older store); its tables "
+                          "cannot be verified", StoreWarning, stacklevel=3)
+        elif row_hash("runs", tuple(data)) != stored:
+            raise StoreError(f"results database {str(self.path)!r}: the stored row of run {run_id!r} is corrupt "
+                             "(checksum mismatch); rerun its configuration to rebuild it")
+        return tuple(data[1:])
 
     def runs(self) -> pd.DataFrame:
-        return pd.read_sql_query("SELECT run_id, status, config FROM runs ORDER BY rowid", self._conn)
+        if not self._cols.get("runs"):
+            return pd.DataFrame(columns=["run_id", "status", "config"])
+        with self._guard("read runs"):
+            return pd.read_sql_query("SELECT run_id, status, config FROM runs ORDER BY rowid", self._conn)
 
     def run_tables(self, run_id: str | None = None) -> dict[str, pd.DataFrame]:
         """The result tables of a finished run (the latest one by default)."""
-        if run_id is None:
-            row = self._conn.execute(
-                "SELECT run_id, tables FROM runs WHERE status = 'done' ORDER BY rowid DESC LIMIT 1"
-            ).fetchone()
+        if run_id is None and self._cols.get("runs"):
+            with self._guard("read runs"):
+                row = self._conn.execute(
+                    "SELECT run_id FROM runs WHERE status = 'done' ORDER BY rowid DESC LIMIT 1").fetchone()
+            run_id_found = row[0] if row else None
         else:
-            row = self._conn.execute("SELECT run_id, tables FROM runs WHERE run_id = ?", (run_id,)).fetchone()
-        if row is None or row[1] is None:
+            run_id_found = run_id
+        stored = self._run_row(run_id_found) if run_id_found is not None else None
+        if stored is None or stored[2] is None:
             raise LookupError(f"no finished run {'in ' + str(self.path) if run_id is None else repr(run_id)}")
         from io import StringIO
 
-        return {name: pd.read_json(StringIO(js), orient="split") for name, js in json.loads(row[1]).items()}
+        try:
+            return {name: pd.read_json(StringIO(js), orient="split") for name, js in json.loads(stored[2]).items()}
+        except ValueError as err:
+            raise StoreError(f"results database {str(self.path)!r}: run {run_id_found!r} has unreadable tables "
+                             f"({err})") from None
 
     def counts(self) -> dict[str, int]:
-        return {t: self._conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
-                for t in ("attack_outputs", "scores", "quality", "runs")}
+        with self._guard("count rows"):
+            return {t: self._conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] if self._cols.get(t) else 0
+                    for t in TABLES}

@@ -54,7 +54,8 @@ def _config_from_args(args):
         cfg.attacks = [AttackSpec(n, p, args.rates) for n, p in map(_parse_spec, args.attack)]
     elif args.rates:
         for spec in cfg.attacks:
-            spec.rates = args.rates
+            if spec.name != "pipeline":  # a pipeline has no θ of its own: its steps carry theirs
+                spec.rates = args.rates
     if args.detector:
         cfg.detectors = [DetectorSpec(n, p) for n, p in map(_parse_spec, args.detector)]
     for field in ("n", "seed", "device", "db", "batch_size"):
@@ -75,36 +76,50 @@ def _quiet_model_loading() -> None:
     hf_logging.disable_progress_bar()
 
 
-def _cmd_run(args) -> int:
+def _one_line(err: BaseException) -> str:
+    return " ".join(str(err).split()) or type(err).__name__
+
+
+def _expected_errors() -> tuple:
+    """Failures a user can cause and fix (a bad config, a damaged/locked/unwritable store, a missing
+    model or dataset file): one line and exit status 2; anything else is a bug and keeps its traceback."""
     from humanize.benchmarks.config import ConfigError
+    from humanize.benchmarks.datasets import DatasetUnavailable
+    from humanize.benchmarks.store import StoreError
+    from humanize.models import ModelUnavailable
+
+    return ConfigError, StoreError, ModelUnavailable, DatasetUnavailable, OSError
+
+
+def _cmd_run(args) -> int:
     from humanize.benchmarks.report import build_report
     from humanize.benchmarks.runner import run
-
-    from humanize.benchmarks.datasets import DatasetUnavailable
-    from humanize.models import ModelUnavailable
 
     _quiet_model_loading()
     try:
         cfg = _config_from_args(args)
         result = run(cfg, progress=not args.quiet)
-    except (ConfigError, ModelUnavailable, DatasetUnavailable, FileNotFoundError) as err:
-        print(f"humanize-bench run: {err}", file=sys.stderr)
+    except _expected_errors() as err:
+        print(f"humanize-bench run: {_one_line(err)}", file=sys.stderr)
         return 2
     print(f"run {result.run_id} stored in {result.store}; computed this time: {result.work}")
+    if result.corrupt:
+        print(f"recomputed {len(result.corrupt)} stored row(s) that failed their integrity check", file=sys.stderr)
     _print_tables(build_report(result.tables))
     return 0
 
 
 def _load_tables(db: str, run_id: str | None):
-    from humanize.benchmarks.store import ResultsStore
+    """A stored run's tables, read without writing (the store may sit on a read-only disk)."""
+    from humanize.benchmarks.store import ResultsStore, StoreError
 
     if not Path(db).exists():
         raise SystemExit(f"humanize-bench: no results database at {db!r}; run `humanize-bench run` first")
-    with ResultsStore(db) as store:
-        try:
+    try:
+        with ResultsStore(db, readonly=True) as store:
             return store.run_tables(run_id)
-        except LookupError as err:
-            raise SystemExit(f"humanize-bench: {err}") from None
+    except (LookupError, StoreError) as err:
+        raise SystemExit(f"humanize-bench: {_one_line(err)}") from None
 
 
 def _cmd_report(args) -> int:
@@ -138,7 +153,11 @@ def _cmd_demo(args) -> int:
     cfg = demo_config(n=args.n, seed=args.seed, db=str(out / "demo.sqlite"))
     print(f"humanize-bench demo: {len(cfg.attacks)} rule-based attacks x {len(cfg.detectors)} offline detectors "
           f"on {args.n} machine + {args.n} human texts of the embedded demo set (half fit the learned detectors)")
-    result = run(cfg, progress=not args.quiet)
+    try:
+        result = run(cfg, progress=not args.quiet)
+    except _expected_errors() as err:
+        print(f"humanize-bench demo: {_one_line(err)}", file=sys.stderr)
+        return 2
     report = build_report(result.tables)
     _print_tables(report)
     files = export_report(report, out / "report")
@@ -152,7 +171,10 @@ def _cmd_demo(args) -> int:
 def _cmd_tour(args) -> int:
     from humanize.benchmarks.attack_tour import mark_edits, run_attack_tour
 
-    tour = run_attack_tour(names=args.attacks, n=args.n, seed=args.seed)
+    try:
+        tour = run_attack_tour(names=args.attacks, n=args.n, seed=args.seed)
+    except (ValueError, TypeError) as err:
+        raise SystemExit(f"humanize-bench tour: {_one_line(err)}") from None
     with pd.option_context("display.width", 160, "display.max_columns", 20, "display.float_format", "{:.2f}".format):
         print(f"Rule-based attacks on {args.n} machine texts of the embedded demo set (RAID θ defaults)\n")
         print(tour.summary.to_string(index=False))
@@ -201,13 +223,37 @@ def _cmd_list(args) -> int:
     return 0
 
 
+def _int_at_least(minimum: int):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an int >= {minimum}, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected an int >= {minimum}, got {value}")
+        return value
+
+    return parse
+
+
+def _open_fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="humanize-bench", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("demo", help="rule-based attacks vs offline detectors on the embedded demo set, with report "
                                     "and plots (offline, CPU)")
-    p.add_argument("--n", type=int, default=40, help="machine texts (and as many human texts); default 40")
+    p.add_argument("--n", type=_int_at_least(2), default=40,
+                   help="machine texts (and as many human texts); default 40")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -218,7 +264,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dataset", help="dataset name (see `humanize-bench list datasets`)")
     p.add_argument("--filter", action="append", metavar="KEY=VALUE", help="dataset filter, e.g. domain=xsum")
     p.add_argument("--attack", action="append", metavar="NAME[:K=V,...]", help="attack (repeatable)")
-    p.add_argument("--rates", type=float, nargs="+", metavar="θ", help="θ values: a sweep for every attack")
+    p.add_argument("--rates", type=float, nargs="+", metavar="θ",
+                   help="θ values: a sweep for every attack (not pipelines: their steps carry their own θ)")
     p.add_argument("--detector", action="append", metavar="NAME[:K=V,...]", help="detector (repeatable)")
     p.add_argument("--n", type=int, help="machine texts (and as many human texts)")
     p.add_argument("--seed", type=int)
@@ -238,12 +285,13 @@ def build_parser() -> argparse.ArgumentParser:
     report_p, plot_p = sub.choices["report"], sub.choices["plot"]
     report_p.add_argument("--out", help="folder to export Markdown/CSV/JSON into")
     report_p.add_argument("--format", nargs="+", default=["md", "csv", "json"], choices=["md", "csv", "json"])
-    report_p.add_argument("--fpr", type=float, default=0.05, help="FPR of the accuracy table (default 0.05)")
+    report_p.add_argument("--fpr", type=_open_fraction, nargs="+", metavar="FPR",
+                          help="FPR(s) of the accuracy and attack success tables (default: every FPR of the run)")
     plot_p.add_argument("--out", default=f"{DEFAULT_OUT}/plots", help="folder for the figures")
     plot_p.add_argument("--format", nargs="+", default=["png", "svg"], choices=["png", "svg"])
 
     p = sub.add_parser("tour", help="what each rule-based attack does to demo texts, and how fast (no models)")
-    p.add_argument("--n", type=int, default=200, help="machine texts to attack (max 900; default 200)")
+    p.add_argument("--n", type=_int_at_least(1), default=200, help="machine texts to attack (max 900; default 200)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--attacks", nargs="+", metavar="NAME", help="attack names (default: every rule-based attack)")
     p.set_defaults(func=_cmd_tour)

@@ -39,9 +39,11 @@ def test_threshold_is_the_exact_empirical_quantile():
     assert (t.threshold, t.n_false_positives, t.achieved_fpr, t.reached) == (19.0, 1, 0.05, True)
     # fpr 10% -> k = 2 -> 3rd largest = 18
     assert threshold_at_fpr(HUMAN_A, 0.10).threshold == 18.0
-    # fpr 1% of 20 = 0.2 -> k = 0 -> threshold = max, nothing flagged: the best attainable
+    assert not threshold_at_fpr(HUMAN_A, 0.05).underpowered  # 1/20 == 5%: resolvable
+    # fpr 1% of 20 = 0.2 -> k = 0 -> threshold = max, nothing flagged whatever the target:
+    # the sample cannot resolve 1%, so the calibration is underpowered, not reached
     t = threshold_at_fpr(HUMAN_A, 0.01)
-    assert (t.threshold, t.achieved_fpr, t.reached) == (20.0, 0.0, True)
+    assert (t.threshold, t.achieved_fpr, t.reached, t.underpowered) == (20.0, 0.0, False, True)
 
 
 def test_threshold_count_is_not_lost_to_float_rounding():
@@ -241,8 +243,11 @@ def test_evaluate_hand_checked_figures():
     assert _pick(table, "d1", "none", "precision", 0.05)["value"] == pytest.approx(3 / 5)
     assert _pick(table, "d1", "none", "f1", 0.05)["value"] == pytest.approx(3 / 5)
     # 1% of 20 humans per domain -> nothing flagged: thresholds 20 and 120; 25 and 125 detected
+    # the 1% calibration is underpowered: no TPR is claimed, the figure at FPR 0 stays visible
     one = _pick(table, "d1", "none", "tpr", 0.01)
-    assert one["value"] == pytest.approx(0.4) and one["achieved_fpr"] == 0.0 and one["reached"]
+    assert math.isnan(one["value"]) and one["value_at_achieved_fpr"] == pytest.approx(0.4)
+    assert one["achieved_fpr"] == 0.0 and not one["reached"] and one["underpowered"]
+    assert not tpr["underpowered"]
 
 
 def test_evaluate_reports_unreached_targets_instead_of_numbers():
@@ -310,6 +315,9 @@ def test_threshold_table():
     assert d1.loc["A", "threshold"] == 19.0 and d1.loc["B", "threshold"] == 119.0
     flat = t[t["detector"] == "flat"].iloc[0]
     assert not flat["reached"] and flat["achieved_fpr"] == 0.0
+    assert not flat["underpowered"]  # 20 humans resolve 5%: ties, not the sample size, are the problem
+    one = threshold_table(_scores_frame(), fprs=(0.01,))
+    assert one["underpowered"].all() and not one["reached"].any() and (one["n_human"] == 20).all()
 
 
 # ---------------------------------------------------------------- adapted detectors

@@ -58,11 +58,12 @@ def test_a_new_output_version_of_an_attack_is_recomputed_not_read_from_the_store
 def test_report_tables_have_the_papers_layouts(tmp_path):
     result = run(_cheap_config(tmp_path / "r.sqlite"), progress=False)
     report = build_report(result.tables)
-    acc = report["accuracy_at_fpr_0.05"]
-    assert list(acc.index) == ["surface_probe", "tfidf_lr"]  # RAID Table 16: detectors x attacks
-    assert list(acc.columns)[0] == "none"
-    au = report["auroc"]  # TH-Bench Table 1: attacks x detectors
-    assert au.index[0] == "none" and set(au.columns) == {"surface_probe", "tfidf_lr"}
+    acc = report["accuracy_at_fpr_0.05"]  # RAID Table 16 as rows (detector, attack), clean first
+    assert list(acc.index.get_level_values("detector").unique()) == ["surface_probe", "tfidf_lr"]
+    assert acc.index[0] == ("surface_probe", "none")
+    au = report["auroc"]  # TH-Bench Table 1 as rows (attack, detector)
+    assert au.index[0][0] == "none" and set(au.index.get_level_values("detector")) == {"surface_probe", "tfidf_lr"}
+    assert {"auroc", "auroc_lo", "auroc_hi", "delta_auroc_lo", "n_human"} <= set(au.columns)
     assert set(report["cost"].index) == {"homoglyph", "whitespace@0.2", "whitespace@0.8"}
     files = export_report(report, tmp_path / "rep")
     names = {p.name for p in files}
@@ -168,3 +169,115 @@ def test_a_run_killed_mid_way_resumes_to_the_same_results(tmp_path):
     np.testing.assert_allclose(
         resumed.tables["scores"]["score"].to_numpy(), uninterrupted.tables["scores"]["score"].to_numpy(), rtol=1e-6
     )
+
+
+# -- provenance keys and per-run cost figures (issue 8, section 2) --------------------------------------------
+_REUSE_SCRIPT = """
+import json, sys
+from humanize.benchmarks.config import AttackSpec, DetectorSpec, RunConfig
+from humanize.benchmarks.runner import run
+cfg = RunConfig(n=10, seed=5, db=sys.argv[1], quality=True, quality_params={"meters": ["rouge_l", "edit_rate"]},
+                attacks=[AttackSpec("homoglyph"), AttackSpec("whitespace", rates=[0.3])],
+                detectors=[DetectorSpec("tfidf_lr"), DetectorSpec("surface_probe", params={"C": 0.5})])
+result = run(cfg, progress=False)
+print(json.dumps({"work": result.work, "sources": sorted(set(result.tables["cost"]["cost_source"]))}))
+"""
+
+
+def _run_in_new_process(db):
+    import json
+
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    out = subprocess.run([sys.executable, "-c", _REUSE_SCRIPT, str(db)], capture_output=True, text=True, env=env,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_an_identical_configuration_in_a_new_process_reuses_everything(tmp_path):
+    db = tmp_path / "r.sqlite"
+    first = _run_in_new_process(db)
+    assert first["work"]["attacked"] > 0 and first["work"]["scored"] > 0 and first["work"]["quality"] > 0
+    assert first["sources"] == ["measured"]
+    second = _run_in_new_process(db)  # another process: no key may depend on addresses, load times or hash seeds
+    assert second["work"] == {"attacked": 0, "scored": 0, "quality": 0, "fitted": 0}
+    assert second["sources"] == ["cached"]
+
+
+def test_a_subclass_keeping_its_parents_name_or_a_changed_parameter_recomputes(tmp_path, monkeypatch):
+    from humanize.attacks import registry as attack_registry
+    from humanize.attacks.homoglyph import Homoglyph
+
+    cfg = RunConfig(n=8, seed=3, db=str(tmp_path / "r.sqlite"), quality=False,
+                    attacks=[AttackSpec("homoglyph")], detectors=[DetectorSpec("surface_probe")])
+    run(cfg, progress=False)
+
+    class PatchedHomoglyph(Homoglyph):  # same registry name, other code: not the parent's outputs
+        pass
+
+    monkeypatch.setitem(attack_registry._REGISTRY, "homoglyph", PatchedHomoglyph)
+    assert run(cfg, progress=False).work["attacked"] > 0
+    monkeypatch.undo()
+    assert run(cfg, progress=False).work["attacked"] == 0
+    cfg.detectors = [DetectorSpec("surface_probe", params={"C": 0.999})]
+    assert run(cfg, progress=False).work["scored"] > 0
+
+
+def test_quality_rows_are_keyed_on_the_meters_fingerprint(tmp_path):
+    from humanize.benchmarks.runner import _quality_meter
+
+    cfg = RunConfig(n=8, seed=3, db=str(tmp_path / "r.sqlite"), quality=True,
+                    quality_params={"meters": ["rouge_l"]}, attacks=[AttackSpec("homoglyph")],
+                    detectors=[DetectorSpec("surface_probe")])
+    assert run(cfg, progress=False).work["quality"] > 0
+    fp = _quality_meter(cfg).fingerprint()
+    with sqlite3.connect(cfg.db) as conn:
+        keys = {k for (k,) in conn.execute("SELECT DISTINCT attack_key FROM quality")}
+    assert keys and all(k.endswith("|quality=" + fp) for k in keys)
+    cfg.quality_lm = "gemma-3-270m"  # ROUGE-L alone does not use the LM: nothing to recompute
+    assert run(cfg, progress=False).work["quality"] == 0
+    cfg.quality_params = {"meters": ["rouge_l", "edit_rate"]}
+    assert run(cfg, progress=False).work["quality"] > 0
+
+
+def test_cost_rows_say_measured_or_cached_on_which_machine_with_their_token_counts(tmp_path, monkeypatch):
+    from humanize.cost import CostMeter
+    from humanize.cost import machine as machine_mod
+
+    cfg = RunConfig(n=8, seed=3, db=str(tmp_path / "r.sqlite"), quality=False,
+                    attacks=[AttackSpec("homoglyph")], detectors=[DetectorSpec("surface_probe")])
+    first = run(cfg, progress=False)
+    cost = first.tables["cost"]
+    assert set(cost["cost_source"]) == {"measured"} and first.warnings == []
+    here = machine_mod.machine_description()
+    assert set(cost["machine"]) == {here} and "cores" in here
+    # the cost meter's token counts reach the stored rows and the table (they were NaN in the record)
+    rows = sample_rows(cfg)
+    counter = CostMeter()
+    originals = dict(zip(rows["id"], rows["generation"]))
+    expected = [counter._count(originals[i]) for i in cost["id"]]
+    assert cost["tokens_in"].tolist() == expected and (cost["tokens_out"] > 0).all()
+    with sqlite3.connect(cfg.db) as conn:
+        stored = conn.execute("SELECT tokens_in, tokens_out, machine FROM attack_outputs").fetchall()
+    assert all(isinstance(a, int) and isinstance(b, int) and m == here for a, b, m in stored)
+    # a resumed run on another kind of machine: the new rows say so, and the mix is flagged
+    cfg.attacks = [AttackSpec("homoglyph"), AttackSpec("whitespace")]
+    monkeypatch.setattr(machine_mod, "machine_description", lambda: "Other | 64 cores | GPU: none")
+    with pytest.warns(RuntimeWarning, match="mixes machines"):
+        second = run(cfg, progress=False)
+    cost = second.tables["cost"]
+    by_attack = cost.groupby("attack")[["cost_source", "machine"]].agg(lambda s: sorted(set(s)))
+    assert by_attack.loc["homoglyph"].tolist() == [["cached"], [here]]
+    assert by_attack.loc["whitespace"].tolist() == [["measured"], ["Other | 64 cores | GPU: none"]]
+    assert len(second.warnings) == 1 and "machine" in second.warnings[0]
+
+
+def test_cost_meter_counts_taken_after_the_timed_block_reach_its_record():
+    from humanize.cost import CostMeter
+
+    meter = CostMeter()
+    with meter.measure(doc_id=0) as m:
+        pass
+    m.count_input("three word text")
+    assert m.record["tokens_in"] == m.counts["tokens_in"] > 0
+    assert meter.to_frame()["tokens_in"].tolist() == [m.counts["tokens_in"]]

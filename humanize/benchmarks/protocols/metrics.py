@@ -41,7 +41,8 @@ class TPRAtFPRResult:
     """TPR on machine text at thresholds calibrated on human text.
 
     ``value`` is NaN when the target FPR was not reached (ties among human
-    scores); ``tpr_at_achieved_fpr`` is the TPR at the conservative threshold
+    scores, or ``underpowered``: too few humans in a domain to resolve the
+    target, ``fpr * n_human < 1``); ``tpr_at_achieved_fpr`` is the TPR at the conservative threshold
     actually used, whose FPR is ``achieved_fpr``.
     """
 
@@ -53,6 +54,7 @@ class TPRAtFPRResult:
     n_machine: int
     n_human: int
     calibration: Calibration
+    underpowered: bool = False
 
 
 class TPRAtFPR:
@@ -93,7 +95,7 @@ def tpr_at_calibration(machine_scores, calibration: Calibration, domains=None) -
     tpr = float(np.mean(calibration.predict(s, domains)))
     reached = calibration.reached
     return TPRAtFPRResult(tpr if reached else math.nan, tpr, calibration.target_fpr, calibration.achieved_fpr,
-                          reached, len(s), calibration.n_human, calibration)
+                          reached, len(s), calibration.n_human, calibration, calibration.underpowered)
 
 
 def accuracy_at_fpr(scores, labels, domains=None, fpr: float = 0.05, per_domain: bool = True,
@@ -126,7 +128,7 @@ def classification_at_fpr(scores, labels, domains=None, fpr: float = 0.05, per_d
     """TH-Bench's accuracy / precision / recall / F1 at the threshold calibrated on the
     human scores to ``fpr`` (per domain as in RAID App. C).
 
-    Returns those four plus ``reached`` and ``achieved_fpr``; the four are NaN when
+    Returns those four plus ``reached``, ``underpowered`` and ``achieved_fpr``; the four are NaN when
     the target FPR was not reached. Precision is NaN when nothing is flagged.
     """
     s, y, d = _split(scores, labels, domains)
@@ -135,7 +137,7 @@ def classification_at_fpr(scores, labels, domains=None, fpr: float = 0.05, per_d
     out = binary_metrics(y, cal.predict(s, d))
     if not cal.reached:
         out = {k: math.nan for k in out}
-    return {**out, "reached": cal.reached, "achieved_fpr": cal.achieved_fpr}
+    return {**out, "reached": cal.reached, "underpowered": cal.underpowered, "achieved_fpr": cal.achieved_fpr}
 
 
 def _predict(scores, threshold, domains) -> np.ndarray:

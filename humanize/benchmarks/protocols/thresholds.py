@@ -17,9 +17,15 @@ compute the **exact empirical quantile** instead:
   then says ``reached=False`` (beyond ``tolerance``) with the achieved FPR, rather
   than a TPR measured at another operating point. (RAID's search marks a detector
   as failing when its closest FPR lies *above* the target; ours never exceeds it.)
-* small samples: with fewer than ``1 / fpr`` human texts (per domain), ``k = 0``:
-  the threshold is the highest human score and the achieved FPR is 0, which is
-  the best the sample can resolve and counts as reached; check ``n_human``.
+* small samples: when the FPR granularity ``1 / n`` exceeds the target (fewer
+  than ``1 / fpr`` human texts in a domain), ``k = 0``: the only threshold at or
+  below the target is the highest human score, with achieved FPR 0 whatever the
+  target, so FPR 5%, 1% and 0.1% would give one and the same TPR. Such a
+  calibration is **underpowered**: ``underpowered=True`` and ``reached=False``.
+  This follows RAID Appendix F.2, which accepts the closest FPR below the target
+  when the search cannot land within epsilon of it: with ``1 <= fpr * n`` that
+  closest FPR, ``floor(fpr * n) / n``, still depends on the target and counts as
+  reached; with ``fpr * n < 1`` it is 0 and the sample cannot resolve the target.
 """
 
 from __future__ import annotations
@@ -48,6 +54,7 @@ class ThresholdResult:
     n_human: int
     n_false_positives: int
     domain: str | None = None
+    underpowered: bool = False
 
     def predict(self, scores) -> np.ndarray:
         """Boolean predictions (True = machine) for ``scores``."""
@@ -67,7 +74,8 @@ def threshold_at_fpr(human_scores, fpr: float, *, tolerance: float = DEFAULT_TOL
     """The exact empirical threshold for ``fpr`` on ``human_scores`` (see module doc).
 
     ``reached`` is True when the achieved FPR is within ``tolerance`` of the best
-    attainable ``floor(fpr * n) / n``; ties among human scores can prevent that.
+    attainable ``floor(fpr * n) / n``; ties among human scores can prevent that,
+    and so does a sample too small for the target (``underpowered``: ``fpr * n < 1``).
     """
     fpr = check_fpr(fpr)
     tolerance = _check_tolerance(tolerance)
@@ -76,13 +84,19 @@ def threshold_at_fpr(human_scores, fpr: float, *, tolerance: float = DEFAULT_TOL
     if n == 0:
         where = f" in domain {domain!r}" if domain is not None else ""
         raise ValueError(f"no human scores{where} to calibrate a threshold on")
-    k = min(int(math.floor(fpr * n + 1e-9)), n - 1)  # allowed false positives
+    k = allowed_false_positives(fpr, n)
     desc = np.sort(h)[::-1]
     t = float(desc[k])
     n_fp = int(np.count_nonzero(h > t))
     achieved = n_fp / n
-    reached = (k - n_fp) / n <= tolerance + 1e-12
-    return ThresholdResult(t, fpr, achieved, bool(reached), n, n_fp, domain)
+    underpowered = k == 0  # granularity 1/n exceeds the target: no threshold depends on it
+    reached = not underpowered and (k - n_fp) / n <= tolerance + 1e-12
+    return ThresholdResult(t, fpr, achieved, bool(reached), n, n_fp, domain, bool(underpowered))
+
+
+def allowed_false_positives(fpr: float, n: int) -> int:
+    """``k = floor(fpr * n)`` (at most ``n - 1``): how many of ``n`` humans the threshold may flag."""
+    return min(int(math.floor(fpr * n + 1e-9)), n - 1)
 
 
 @dataclass(frozen=True)
@@ -107,8 +121,16 @@ class Calibration:
         """False positives over all calibration humans (pooled over domains)."""
         return sum(t.n_false_positives for t in self.thresholds.values()) / self.n_human
 
+    @property
+    def underpowered(self) -> bool:
+        """True when some domain has too few humans to resolve the target FPR (``fpr * n < 1``)."""
+        return any(t.underpowered for t in self.thresholds.values())
+
     def unreached_domains(self) -> list:
         return [d for d, t in self.thresholds.items() if not t.reached]
+
+    def underpowered_domains(self) -> list:
+        return [d for d, t in self.thresholds.items() if t.underpowered]
 
     def threshold_for(self, domains, n: int) -> np.ndarray:
         """The threshold applying to each of ``n`` texts with these ``domains``."""
