@@ -34,3 +34,22 @@ def test_readme_names_the_two_setup_commands_and_ci_calls_the_test_one():
     assert "bash scripts/demo.sh" in text and "bash scripts/test.sh" in text
     ci = (README.parent / ".ci" / "run").read_text()
     assert "bash scripts/test.sh" in ci
+
+
+def test_readme_toml_configs_parse_and_validate():
+    """Every run configuration the README shows is one `run` accepts (a detector is added to
+    the fragments that show only attacks)."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
+    from humanize.benchmarks.config import config_from_dict
+
+    text = README.read_text(encoding="utf-8")
+    blocks = [b for b in re.findall(r"```toml\n(.*?)```", text, re.S) if "[[attacks]]" in b]
+    assert len(blocks) >= 2
+    for block in blocks:
+        data = tomllib.loads(block)
+        data.setdefault("detectors", [{"name": "tfidf_lr"}])
+        config_from_dict(data).validate()
