@@ -21,6 +21,8 @@ _REGISTRY: dict[str, "str | type[Attack]"] = {
     "upper_lower": "humanize.attacks.upper_lower:UpperLower",
     "whitespace": "humanize.attacks.whitespace:Whitespace",
     "zero_width_space": "humanize.attacks.zero_width_space:ZeroWidthSpace",
+    "synonym": "humanize.attacks.wordsub.presets:Synonym",  # RAID synonym swap (word-substitution engine)
+    "qpa": "humanize.attacks.wordsub.presets:QPA",  # TH-Bench App. G: quality constraints on an engine attack
     # Format counterfactuals (artifact-reliance paper, Section 5.1)
     "strip_format": "humanize.attacks.format:StripFormat",
     "impose_format": "humanize.attacks.format:ImposeFormat",

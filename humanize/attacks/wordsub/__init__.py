@@ -1,0 +1,24 @@
+"""Word-substitution attacks from swappable parts: candidates, constraints, scorer, search.
+
+TextAttack's separation, made light and batched per document. Presets:
+:class:`Synonym` (RAID's synonym swap) and :class:`QPA` (TH-Bench's
+quality-preserving constraints added to any engine attack). Assemble a new
+attack with :class:`WordSubstitution` (no subclassing).
+"""
+from ._doc import Candidate, Doc
+from .candidates import CandidateGenerator, MaskedLMFill, VectorNeighbours, WordNetSynonyms
+from .constraints import CandidateConstraint, MLMProbability, NotStopword, SamePOS, WordCosine
+from .engine import WordSubstitution
+from .presets import QPA, Synonym
+from .scoring import CausalLMScore, MLMScore, Scorer
+from .search import Search, TopScore, sentence_variant
+from .text_constraints import (FleschChange, MaxWordsChanged, PerplexityChange, SentenceSimilarity, TextConstraint,
+                               qpa_constraints, relative_change)
+
+__all__ = [
+    "Candidate", "Doc", "CandidateGenerator", "MaskedLMFill", "VectorNeighbours", "WordNetSynonyms",
+    "CandidateConstraint", "MLMProbability", "NotStopword", "SamePOS", "WordCosine", "WordSubstitution",
+    "QPA", "Synonym", "CausalLMScore", "MLMScore", "Scorer", "Search", "TopScore", "sentence_variant",
+    "FleschChange", "MaxWordsChanged", "PerplexityChange", "SentenceSimilarity", "TextConstraint",
+    "qpa_constraints", "relative_change",
+]

@@ -1,0 +1,144 @@
+"""Constraints on the changed text, checked per sentence (TH-Bench QPA, Appendix G; HMGC's similarity floor).
+
+A :class:`TextConstraint` compares sentences of the original with the same
+sentences after some swaps, a batch at a time: ``values(originals, variants)``
+gives the measured quantity, ``check`` whether each pair passes. TH-Bench's QPA
+constraints (:func:`qpa_constraints`): perplexity and Flesch reading ease of the
+sentence change by less than 5%, semantic similarity above 0.95. The measures
+are the library's quality meters, so a test can recompute them from scratch.
+
+:class:`MaxWordsChanged` is a budget rather than a check: at most a share of the
+document's words change.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from humanize._params import ParamsMixin
+from humanize.models import DEFAULT_CAUSAL_LM, DEFAULT_SENTENCE_ENCODER
+
+from .constraints import _check_unit
+
+__all__ = ["TextConstraint", "SentenceSimilarity", "PerplexityChange", "FleschChange", "MaxWordsChanged",
+           "qpa_constraints", "relative_change"]
+
+
+def relative_change(before: np.ndarray, after: np.ndarray) -> np.ndarray:
+    """``|after - before| / max(|before|, 1)``: the relative change, with a floor on the denominator.
+
+    The floor keeps a Flesch score near 0 from making every change "infinite".
+    """
+    before, after = np.asarray(before, dtype=float), np.asarray(after, dtype=float)
+    return np.abs(after - before) / np.maximum(np.abs(before), 1.0)
+
+
+class TextConstraint(ParamsMixin):
+    """Base class: ``check(originals, variants, doc=None) -> bool array``."""
+
+    def values(self, originals: list[str], variants: list[str], doc=None) -> np.ndarray:
+        raise NotImplementedError
+
+    def passes(self, values: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def check(self, originals: list[str], variants: list[str], doc=None) -> np.ndarray:
+        if not variants:
+            return np.zeros(0, dtype=bool)
+        v = self.values(originals, variants, doc)
+        return np.asarray(self.passes(v), dtype=bool) & ~np.isnan(v)
+
+
+class SentenceSimilarity(TextConstraint):
+    """Cosine of sentence embeddings (all-MiniLM-L6-v2) between original and changed sentence >= ``min_similarity``."""
+
+    _model_params = ("encoder",)
+
+    def __init__(self, min_similarity: float = 0.95, encoder: Any = DEFAULT_SENTENCE_ENCODER, device: Any = None):
+        self.min_similarity = min_similarity
+        self.encoder = encoder
+        self.device = device
+        self._validate()
+
+    def _validate(self) -> None:
+        _check_unit(self, "min_similarity", self.min_similarity, -1.0, 1.0)
+
+    def values(self, originals, variants, doc=None):
+        from humanize.quality.similarity import semantic_similarity
+
+        if doc is not None:
+            doc.add_cost(queries=len(set(originals) | set(variants)), forward_passes=1)
+        return np.asarray(semantic_similarity(list(originals), list(variants), self.encoder, device=self.device))
+
+    def passes(self, values):
+        return values >= self.min_similarity
+
+
+class PerplexityChange(TextConstraint):
+    """Relative change of the sentence's perplexity under a causal LM < ``max_change`` (QPA: 5%)."""
+
+    _model_params = ("lm",)
+
+    def __init__(self, max_change: float = 0.05, lm: Any = DEFAULT_CAUSAL_LM, device: Any = None):
+        self.max_change = max_change
+        self.lm = lm
+        self.device = device
+        self._validate()
+
+    def _validate(self) -> None:
+        _check_unit(self, "max_change", self.max_change, 0.0, math.inf)
+
+    def values(self, originals, variants, doc=None):
+        from humanize.quality.perplexity import perplexity
+
+        unique = list(dict.fromkeys(list(originals) + list(variants)))
+        ppl = dict(zip(unique, perplexity(unique, self.lm, device=self.device, batch_size=8)))
+        if doc is not None:
+            doc.add_cost(queries=len(unique), forward_passes=-(-len(unique) // 8))
+        return relative_change([ppl[t] for t in originals], [ppl[t] for t in variants])
+
+    def passes(self, values):
+        return values < self.max_change
+
+
+class FleschChange(TextConstraint):
+    """Relative change of the sentence's Flesch reading ease (textstat) < ``max_change`` (QPA: 5%)."""
+
+    def __init__(self, max_change: float = 0.05):
+        self.max_change = max_change
+        self._validate()
+
+    def _validate(self) -> None:
+        _check_unit(self, "max_change", self.max_change, 0.0, math.inf)
+
+    def values(self, originals, variants, doc=None):
+        from humanize.quality.lexical import flesch_reading_ease
+
+        return relative_change([flesch_reading_ease(t) for t in originals],
+                               [flesch_reading_ease(t) for t in variants])
+
+    def passes(self, values):
+        return values < self.max_change
+
+
+class MaxWordsChanged(ParamsMixin):
+    """At most ``max_share`` of the document's words are changed (HMGC: 0.4)."""
+
+    def __init__(self, max_share: float = 0.4):
+        self.max_share = max_share
+        self._validate()
+
+    def _validate(self) -> None:
+        _check_unit(self, "max_share", self.max_share)
+
+    def limit(self, n_words: int) -> int:
+        return int(math.floor(self.max_share * n_words + 1e-9))
+
+
+def qpa_constraints(max_ppl_change: float = 0.05, max_flesch_change: float = 0.05, min_similarity: float = 0.95,
+                    lm: Any = DEFAULT_CAUSAL_LM, encoder: Any = DEFAULT_SENTENCE_ENCODER) -> list:
+    """TH-Bench's QPA constraints (Appendix G), cheapest first."""
+    return [FleschChange(max_flesch_change), SentenceSimilarity(min_similarity, encoder),
+            PerplexityChange(max_ppl_change, lm)]

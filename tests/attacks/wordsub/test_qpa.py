@@ -1,0 +1,58 @@
+"""QPA (TH-Bench App. G): every accepted edit keeps its sentence within the quality constraints.
+
+The constraints are recomputed from scratch: sentence split of the original,
+each changed sentence rebuilt from the edits, then perplexity, Flesch reading
+ease (textstat) and MiniLM cosine computed with the quality meters.
+"""
+import blingfire
+import pytest
+import textstat
+
+from humanize.attacks import apply_edits
+
+
+@pytest.fixture(scope="module")
+def qpa_results(synonym, short_texts):
+    from humanize.attacks.wordsub import QPA
+
+    return QPA(synonym).batch(short_texts[:2])
+
+
+def _changed_sentences(r):
+    _, spans = blingfire.text_to_sentences_and_offsets(r.original)
+    out = []
+    for s, e in spans:
+        inside = [(a - s, b - s, t) for a, b, t in r.edits if s <= a and b <= e]
+        if inside:
+            out.append((r.original[s:e], apply_edits(r.original[s:e], inside)))
+    return out
+
+
+def test_every_qpa_edit_satisfies_the_constraints_recomputed(qpa_results, smollm, minilm):
+    from humanize.quality import perplexity, semantic_similarity
+
+    pairs = [p for r in qpa_results for p in _changed_sentences(r)]
+    assert pairs, "QPA accepted no edit on the test texts"
+    before = perplexity([a for a, _ in pairs], smollm)
+    after = perplexity([b for _, b in pairs], smollm)
+    sims = semantic_similarity([a for a, _ in pairs], [b for _, b in pairs], minilm)
+    for (a, b), p0, p1, sim in zip(pairs, before, after, sims):
+        assert abs(p1 - p0) / p0 < 0.05 + 1e-6, (a, b)
+        f0, f1 = textstat.flesch_reading_ease(a), textstat.flesch_reading_ease(b)
+        assert abs(f1 - f0) / max(abs(f0), 1.0) < 0.05 + 1e-9, (a, b)
+        assert sim > 0.95 - 1e-6, (a, b)
+
+
+def test_qpa_is_a_subset_in_size_of_the_plain_attack(qpa_results, synonym_results):
+    for q, r in zip(qpa_results, synonym_results):
+        assert q.info["target_swaps"] == r.info["target_swaps"]  # same stream, same k
+        assert q.n_edits <= r.n_edits
+        assert q.info["queries"] > r.info["queries"]  # the quality checks query the models
+
+
+def test_custom_qpa_constraints(synonym, short_texts):
+    from humanize.attacks.wordsub import QPA, FleschChange
+
+    loose = QPA(synonym, constraints=[FleschChange(max_change=1e9)]).apply(short_texts[0])
+    plain = synonym.apply(short_texts[0])
+    assert loose.text == plain.text  # a constraint every swap passes changes nothing
