@@ -103,6 +103,17 @@ class CostMeter:
         self.sample_interval = sample_interval
         self.records: list[dict] = []
         self.loads: list[dict] = []
+        self._validate()
+
+    def _validate(self) -> None:
+        if not isinstance(self.track_gpu, bool):
+            raise TypeError(f"CostMeter: track_gpu must be True or False, got {type(self.track_gpu).__name__} "
+                            f"{self.track_gpu!r}")
+        si = self.sample_interval
+        if isinstance(si, bool) or not isinstance(si, (int, float)):
+            raise TypeError(f"CostMeter: sample_interval must be a number of seconds > 0, got {type(si).__name__} {si!r}")
+        if not (math.isfinite(si) and si > 0):
+            raise ValueError(f"CostMeter: sample_interval must be a finite number of seconds > 0, got {si!r}")
 
     def __repr__(self) -> str:
         return (f"CostMeter(count_tokens={self.count_tokens!r}, track_gpu={self.track_gpu!r}, "
@@ -124,6 +135,10 @@ class CostMeter:
     def measure(self, doc_id: Any = None, attack: Optional[str] = None, n_docs: int = 1,
                 **extra: Any) -> Iterator[Measurement]:
         """Measure the ``with`` block as one record (``n_docs`` documents)."""
+        if isinstance(n_docs, bool) or not isinstance(n_docs, int):
+            raise TypeError(f"CostMeter.measure: n_docs must be an int >= 0, got {type(n_docs).__name__} {n_docs!r}")
+        if n_docs < 0:
+            raise ValueError(f"CostMeter.measure: n_docs must be >= 0 (an empty batch is 0), got {n_docs}")
         m = Measurement(self, doc_id, attack, n_docs, extra)
         rss_peak = PeakRSS(self.sample_interval)
         with _LOCK:

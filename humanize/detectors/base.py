@@ -41,6 +41,21 @@ def check_texts(detector: "Detector", texts, method: str = "score") -> list[str]
     return texts
 
 
+def check_random_state(owner: str, value) -> None:
+    """``random_state`` of a learned detector: None or an int (a ``RandomState`` object has no
+    exact fingerprint, so cached scores could not be keyed on it)."""
+    if value is not None and (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer))):
+        raise TypeError(f"{owner}: random_state must be an int or None, got {type(value).__name__} {value!r}")
+    if value is not None and not 0 <= value < 2**32:
+        raise ValueError(f"{owner}: random_state must be in [0, 2**32), got {value}")
+
+
+def check_bool(owner: str, name: str, value) -> None:
+    """A flag must be a bool: ``"no"`` would otherwise count as true."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{owner}: {name} must be True or False, got {type(value).__name__} {value!r}")
+
+
 def check_labels(labels, n: int) -> np.ndarray:
     """Labels as a 0/1 int array (1 = machine), from "human"/"machine" strings or 0/1."""
     arr = np.asarray(list(labels), dtype=object)

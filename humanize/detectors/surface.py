@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 
-from .base import Detector, NotFittedError, check_labels, check_texts
+from .base import Detector, NotFittedError, check_labels, check_random_state, check_texts
 
 FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
     "size": ("n_chars", "n_words", "n_sents", "mean_sent_len"),
@@ -171,6 +171,7 @@ class SurfaceProbe(Detector):
             raise ValueError(f"SurfaceProbe: C must be a positive number, got {C!r}")
         if isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1:
             raise ValueError(f"SurfaceProbe: max_iter must be a positive int, got {max_iter!r}")
+        check_random_state("SurfaceProbe", self.random_state)
 
     def fit(self, texts: Sequence[str], labels) -> "SurfaceProbe":
         from sklearn.linear_model import LogisticRegression

@@ -12,7 +12,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .base import Detector, NotFittedError, check_labels, check_texts
+from .base import Detector, NotFittedError, check_bool, check_labels, check_random_state, check_texts
 
 
 class TfidfLogReg(Detector):
@@ -47,6 +47,15 @@ class TfidfLogReg(Detector):
             raise ValueError(f"{cls}: C must be a positive number, got {self.C!r}")
         if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, int) or self.max_iter < 1:
             raise ValueError(f"{cls}: max_iter must be a positive int, got {self.max_iter!r}")
+        min_df = self.min_df
+        if isinstance(min_df, bool) or not isinstance(min_df, (int, float)):
+            raise TypeError(f"{cls}: min_df must be an int (documents) or a float in [0, 1] (share of documents), "
+                            f"got {type(min_df).__name__} {min_df!r}")
+        if isinstance(min_df, int) and min_df < 0 or isinstance(min_df, float) and not 0.0 <= min_df <= 1.0:
+            raise ValueError(f"{cls}: min_df must be an int >= 0 (documents) or a float in [0, 1] (share of "
+                             f"documents), got {min_df!r}")
+        check_bool(cls, "sublinear_tf", self.sublinear_tf)
+        check_random_state(cls, self.random_state)
 
     def _pipeline(self):
         from sklearn.feature_extraction.text import TfidfVectorizer

@@ -124,16 +124,38 @@ def resolve_device(device: Any = None):
 
     if device is None:
         device = os.environ.get("HUMANIZE_DEVICE") or ("cuda" if torch.cuda.is_available() else "cpu")
-    if isinstance(device, torch.device):
-        return device
-    if isinstance(device, int):
-        return torch.device("cuda", device)
-    if not isinstance(device, str):
+    if isinstance(device, bool) or not isinstance(device, (str, int, torch.device)):
         raise TypeError(f"device must be None, str, int or torch.device, got {type(device).__name__}")
-    try:
-        return torch.device(device)
-    except RuntimeError as exc:
-        raise ValueError(f"unknown device {device!r}: {exc}") from None
+    if isinstance(device, int):
+        if device < 0:
+            raise ValueError(f"device must be a CUDA index >= 0, a name or None, got {device}")
+        resolved = torch.device("cuda", device)
+    elif isinstance(device, str):
+        try:
+            resolved = torch.device(device)
+        except RuntimeError as exc:
+            raise ValueError(f"unknown device {device!r}: {exc}") from None
+    else:
+        resolved = device
+    _check_available(resolved, device)
+    return resolved
+
+
+def _check_available(resolved, given) -> None:
+    """A device the user asked for that this machine lacks is a ValueError naming ``device``,
+    not a failed model load (which would suggest installing the model)."""
+    import torch
+
+    if resolved.type == "cuda":
+        if not torch.cuda.is_available():
+            raise ValueError(f"device={given!r} asks for CUDA, but torch here has no usable CUDA device "
+                             f"(torch {torch.__version__}, built {'with' if torch.version.cuda else 'without'} CUDA); "
+                             "use device='cpu' or None")
+        count = torch.cuda.device_count()
+        if resolved.index is not None and resolved.index >= count:
+            raise ValueError(f"device={given!r} asks for CUDA device {resolved.index}, but this machine has {count}")
+    elif resolved.type == "mps" and not (getattr(torch.backends, "mps", None) and torch.backends.mps.is_available()):
+        raise ValueError(f"device={given!r} asks for Apple MPS, which is not available here; use device='cpu' or None")
 
 
 def resolve_dtype(dtype: Any, device) -> Any:

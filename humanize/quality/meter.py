@@ -94,6 +94,9 @@ class QualityMeter(ParamsMixin):
         ``originals`` is a sequence of attack results (objects with ``.original``
         and ``.text``) and ``attacked`` is omitted.
         """
+        if originals is None:
+            raise TypeError("QualityMeter.score: originals must be a sequence of str (or of attack results), "
+                            "got None")
         if attacked is None:
             results = list(originals) if hasattr(originals, "__iter__") and not isinstance(originals, str) \
                 else originals

@@ -76,6 +76,9 @@ def semantic_similarity(originals, attacked, encoder: Union[str, LoadedModel] = 
     :class:`~humanize.models.TextRepairWarning`).
     """
     single = isinstance(originals, str) and isinstance(attacked, str)
+    if isinstance(originals, str) != isinstance(attacked, str):
+        raise TypeError(f"semantic_similarity takes two str or two sequences of str, got "
+                        f"{type(originals).__name__} and {type(attacked).__name__}")
     if single:
         originals, attacked = [originals], [attacked]
     values, _, _ = similarity_with_notes(originals, attacked, encoder, batch_size=batch_size, device=device)

@@ -91,3 +91,27 @@ def test_hf_tokenizer_spans_any_text(minilm, texts):
             spans = spans_of(text)
             check_spans(spans, text)
             np.testing.assert_array_equal(spans, spans_of(repaired(text)))
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    (dict(sample_interval=-1), ValueError, "sample_interval must be a finite number of seconds > 0"),
+    (dict(sample_interval=float("nan")), ValueError, "sample_interval"),
+    (dict(sample_interval="x"), TypeError, "sample_interval must be a number"),
+    (dict(track_gpu="no"), TypeError, "track_gpu must be True or False"),
+])
+def test_cost_meter_rejects_bad_parameters_when_built(kwargs, error, match):
+    # before: accepted, and "no" turned GPU tracking on
+    with pytest.raises(error, match=match):
+        CostMeter(**kwargs)
+
+
+def test_measure_rejects_a_bad_document_count_and_accepts_an_empty_batch():
+    meter = CostMeter(count_tokens=None)
+    with pytest.raises(TypeError, match="n_docs must be an int"):
+        with meter.measure(n_docs="x"):
+            pass
+    with pytest.raises(ValueError, match="n_docs must be >= 0"):
+        with meter.measure(n_docs=-1):
+            pass
+    meter.wrap(lambda texts: texts, attack="noop")([])
+    assert meter.to_frame()["n_docs"].tolist() == [0]

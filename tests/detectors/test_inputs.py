@@ -158,3 +158,34 @@ def test_model_detectors_any_text(tiny_lm, tiny_lm_b, tiny_classifier, name, tex
         assert (RuntimeWarning in categories) >= ("" in texts)
     alone = np.array([score_quietly(det, [repaired(t)])[0][0] for t in texts])
     np.testing.assert_allclose(scores, alone, rtol=1e-4, atol=1e-5, equal_nan=True)
+
+
+@pytest.mark.parametrize("name, kwargs, error, match", [
+    ("tfidf_lr", dict(random_state="x"), TypeError, "random_state must be an int or None"),
+    ("tfidf_lr", dict(random_state=-1), ValueError, "random_state must be in"),
+    ("tfidf_lr", dict(min_df=-1), ValueError, "min_df must be an int >= 0"),
+    ("tfidf_lr", dict(min_df=1.5), ValueError, "min_df must be"),
+    ("tfidf_lr", dict(min_df="x"), TypeError, "min_df must be an int"),
+    ("tfidf_lr", dict(sublinear_tf="no"), TypeError, "sublinear_tf must be True or False"),
+    ("surface_probe", dict(random_state="x"), TypeError, "random_state must be an int or None"),
+])
+def test_learned_detectors_reject_bad_parameters_when_built(name, kwargs, error, match):
+    # before: accepted, then scikit-learn's InvalidParameterError at fit (or "no" taken as true)
+    from humanize import detectors
+
+    with pytest.raises(error, match=match):
+        detectors.get(name, **kwargs)
+
+
+def test_a_device_this_machine_lacks_is_a_clear_error_naming_device():
+    # before: ModelUnavailable suggesting to pip-install the model ("Torch not compiled with CUDA")
+    import torch
+
+    from humanize.models import resolve_device
+
+    count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    missing = [count, f"cuda:{count}", -1] + ([] if count else ["cuda"])
+    for device in missing:
+        with pytest.raises(ValueError, match="device"):
+            resolve_device(device)
+    assert resolve_device("cpu").type == "cpu"

@@ -207,3 +207,10 @@ def test_quality_meter_rejects_bad_window_arguments_when_built(kwargs, error, ma
     # validation builds the meter, so these fail before the attacks run)
     with pytest.raises(error, match=match):
         QualityMeter(**kwargs)
+
+
+def test_none_and_mixed_arguments_are_named():
+    with pytest.raises(TypeError, match="originals must be a sequence of str .*got None"):
+        QualityMeter(meters=["rouge_l"]).score(None, None)
+    with pytest.raises(TypeError, match="two str or two sequences of str, got str and NoneType"):
+        semantic_similarity("a", None)
