@@ -45,6 +45,8 @@ class RunConfig:
     fprs: tuple = (0.05, 0.01)
     per_domain: bool = True
     train_fraction: float = 0.5  # share of source documents used to fit learnable detectors
+    n_boot: int = 1000  # bootstrap replicates behind every interval (0 = no intervals)
+    confidence: float = 0.95  # the intervals' coverage
     device: str | None = None
     batch_size: int = 16
     db: str = "humanize-bench-out/results.sqlite"
@@ -92,6 +94,9 @@ class RunConfig:
         need(isinstance(self.per_domain, bool), "per_domain", "true or false")
         need(is_number(self.train_fraction) and 0 < self.train_fraction < 1, "train_fraction",
              "a number in (0, 1)")
+        need(is_int(self.n_boot) and (self.n_boot == 0 or self.n_boot >= 2), "n_boot",
+             "an int >= 2 (bootstrap replicates), or 0 for no intervals")
+        need(is_number(self.confidence) and 0 < self.confidence < 1, "confidence", "a number in (0, 1), e.g. 0.95")
         need(self.device is None or isinstance(self.device, str), "device", "a device name (cpu, cuda, cuda:1...)")
         need(is_int(self.batch_size) and self.batch_size >= 1, "batch_size", "an int >= 1")
         need(isinstance(self.db, (str, os.PathLike)) and str(self.db) != "", "db",
@@ -230,12 +235,12 @@ def config_from_dict(data: dict) -> RunConfig:
     cfg.quality_encoder = q.pop("encoder", None)
     cfg.quality_params = q
     run = _section(data, "run")
-    for key in ("seed", "device", "batch_size", "db", "per_domain", "train_fraction", "fprs"):
+    for key in ("seed", "device", "batch_size", "db", "per_domain", "train_fraction", "fprs", "n_boot", "confidence"):
         if key in run:
             setattr(cfg, key, run.pop(key))
     if run:
         raise ConfigError(f"unknown [run] key(s) {sorted(run)}; valid: seed, device, batch_size, db, per_domain, "
-                          "train_fraction, fprs")
+                          "train_fraction, fprs, n_boot, confidence")
     return cfg
 
 

@@ -302,7 +302,8 @@ def run(config: RunConfig, *, progress: bool = True) -> RunResult:
             long_rows.append(part)
         score_table = pd.concat(long_rows, ignore_index=True).drop(columns=["text_hash"])
         metrics = evaluate(score_table, fprs=config.fprs, per_domain=config.per_domain, pair_key="adv_source_id",
-                           nan_policy="omit", seed=sampling_seed(config.seed))
+                           nan_policy="omit", seed=sampling_seed(config.seed), n_boot=config.n_boot,
+                           confidence=config.confidence)
         cost = pd.concat(
             [f[["attack", "id", "rate", *COST_COLUMNS, "n_edits", "cost_source", "machine"]].assign(
                 chars_in=f["original"].str.len(), words_in=f["original"].str.split().str.len())

@@ -51,6 +51,10 @@ BASE_TOML = '[[attacks]]\nname = "homoglyph"\n\n[[detectors]]\nname = "tfidf_lr"
     ("quality_lm", 3, r"quality_lm must be a model name"),
     ("attacks", "homoglyph", r"attacks must be a list of attack names or tables, got 'homoglyph'"),
     ("detectors", {"name": "tfidf_lr"}, r"detectors must be a list"),
+    ("n_boot", 1, r"n_boot must be an int >= 2 \(bootstrap replicates\), or 0 for no intervals, got 1"),
+    ("n_boot", "1000", r"n_boot must be an int >= 2 .* got '1000' \(str\)"),
+    ("confidence", 95, r"confidence must be a number in \(0, 1\)"),
+    ("confidence", "0.95", r"confidence must be a number in \(0, 1\), e.g. 0.95, got '0.95' \(str\)"),
 ])
 def test_every_field_is_type_and_range_checked(field, value, pattern):
     cfg = _ok(**{field: value})
@@ -148,3 +152,10 @@ def test_quality_arguments_are_checked_by_the_meter():
         _ok(quality=True, quality_lm="").validate()
     with pytest.raises(ConfigError, match=r"unknown \[quality\] key\(s\) \['strides'\]"):
         _ok(quality=True, quality_params={"strides": 3}).validate()
+
+
+def test_bootstrap_settings_come_from_the_run_section(tmp_path):
+    cfg = _from(BASE_TOML + "[run]\nn_boot = 0\nconfidence = 0.9\n", tmp_path).validate()
+    assert (cfg.n_boot, cfg.confidence) == (0, 0.9)
+    with pytest.raises(ConfigError, match="n_boot must be"):
+        _from(BASE_TOML + "[run]\nn_boot = -5\n", tmp_path).validate()

@@ -281,3 +281,15 @@ def test_cost_meter_counts_taken_after_the_timed_block_reach_its_record():
     m.count_input("three word text")
     assert m.record["tokens_in"] == m.counts["tokens_in"] > 0
     assert meter.to_frame()["tokens_in"].tolist() == [m.counts["tokens_in"]]
+
+
+def test_the_runs_bootstrap_settings_reach_the_metrics(tmp_path):
+    with_ci = run(_cheap_config(tmp_path / "a.sqlite", n_boot=200, confidence=0.9), progress=False).metrics
+    auroc = with_ci[with_ci["metric"] == "auroc"]
+    assert auroc["value_lo"].notna().all() and (auroc["value_lo"] <= auroc["value"] + 1e-12).all()
+    without = run(_cheap_config(tmp_path / "b.sqlite", n_boot=0), progress=False).metrics
+    assert without["value_lo"].isna().all() and without["change_lo"].isna().all()
+    narrower = run(_cheap_config(tmp_path / "c.sqlite", n_boot=200, confidence=0.5), progress=False).metrics
+    narrow = narrower[narrower["metric"] == "auroc"]
+    width = lambda t: (t["value_hi"] - t["value_lo"]).to_numpy()  # noqa: E731
+    assert (width(narrow) <= width(auroc) + 1e-12).all() and (width(narrow) < width(auroc)).any()
