@@ -178,10 +178,14 @@ def tiny_dirs(tmp_path_factory):
     return {"a": _save_tiny_llama(root / "a", tok, seed=0), "b": _save_tiny_llama(root / "b", tok, seed=1)}
 
 
-def test_loaded_model_identity_and_the_statistics_cache_key_on_weights_not_address(tiny_dirs):
+def test_loaded_model_identity_and_the_statistics_cache_key_on_weights_not_address(tiny_dirs, monkeypatch):
     from humanize.detectors import lm_stats
+    from humanize.models import cache as model_cache
     from humanize.models import clear_loaded, load_causal_lm
 
+    # clear_loaded() below must not forget the session's shared models (later tests check they are shared)
+    monkeypatch.setattr(model_cache, "_INSTANCES", dict(model_cache._INSTANCES))
+    monkeypatch.setattr(model_cache, "_LOCKS", dict(model_cache._LOCKS))
     lm_stats.clear_cache()
     a = load_causal_lm(tiny_dirs["a"], device="cpu")
     ident = a.identity
