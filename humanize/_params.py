@@ -16,13 +16,11 @@ library's code, ``humanize.__version__``. Caches key on it.
 
 from __future__ import annotations
 
-import hashlib
 import inspect
-import json
 import os
 from typing import Any
 
-from ._canonical import canonical
+from ._canonical import canonical, digest
 
 __all__ = ["ParamsMixin"]
 
@@ -181,8 +179,7 @@ class ParamsMixin:
 
         Raises ``TypeError`` for a parameter that cannot be serialised exactly.
         """
-        data = json.dumps(self.provenance(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        return hashlib.blake2b(data.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+        return digest(self.provenance(), type(self).__name__)
 
 
 def _names_a_model(value: Any) -> bool:

@@ -18,7 +18,7 @@ import regex
 from ._sampling import stochastic_count
 from ._stream import DocumentRandom
 from ._text import char_classes
-from .base import Edit, SiteAttack
+from .base import Edit, SiteAttack, apply_edits
 
 _GAP_RE = regex.compile(r"(?<=\S)\s+(?=\S)")
 _SPACE_RE = regex.compile(r"\s")
@@ -183,11 +183,4 @@ def _edits(gaps: list[int], draws: list[int]) -> list[tuple[int, int, str]]:
 
 def _insert(text: str, gaps: list[int], draws: list[int]) -> tuple:
     edits = _edits(gaps, draws)
-    parts = []
-    prev = 0
-    for p, _, spaces in edits:
-        parts.append(text[prev:p])
-        parts.append(spaces)
-        prev = p
-    parts.append(text[prev:])
-    return "".join(parts), lambda: edits
+    return apply_edits(text, edits), lambda: edits

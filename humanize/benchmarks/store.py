@@ -35,7 +35,7 @@ import pandas as pd
 from .store_schema import (TABLES, StoreError, check_file, columns, connect, from_sql, is_locked, locked_error,
                            migrate, normalize_row, row_hash, to_sql)
 
-__all__ = ["ResultsStore", "StoreError", "StoreWarning", "canonical_key", "text_hash"]
+__all__ = ["ResultsStore", "StoreError", "StoreWarning", "text_hash"]
 
 
 class StoreWarning(UserWarning):
@@ -44,11 +44,6 @@ class StoreWarning(UserWarning):
 
 def text_hash(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
-
-
-def canonical_key(name: str, params: dict) -> str:
-    """A stable key for a configured object: its name and its parameters as sorted JSON."""
-    return name + json.dumps(params, sort_keys=True, default=repr, separators=(",", ":"))
 
 
 def _chunks(seq: Sequence, n: int = 500) -> Iterable[Sequence]:

@@ -23,6 +23,8 @@ import threading
 from pathlib import Path
 from typing import Any, Optional
 
+from humanize._canonical import digest
+
 from .errors import ModelUnavailable
 from .registry import get_alias
 
@@ -166,5 +168,4 @@ def loaded_identity(lm: Any) -> dict:
 def identity_key(lm: Any) -> str:
     """A short hashable key of a loaded model's identity (for in-process caches)."""
     ident = lm.identity if hasattr(type(lm), "identity") else loaded_identity(lm)
-    data = json.dumps(ident, sort_keys=True, separators=(",", ":"))
-    return hashlib.blake2b(data.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    return digest(ident, "model identity")
