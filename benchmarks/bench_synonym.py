@@ -107,7 +107,7 @@ def main(argv=None) -> int:
         texts = [" ".join(t.split(" ")[: args.words]) for t in texts]
     warm, texts = texts[0], texts[1: 1 + args.docs]
     fast = Synonym()
-    gens, cand_cons, text_cons, budgets, scorer, search = fast._parts()
+    gens, cand_cons, text_cons, budgets, scorer, search, _ = fast._parts()
     slow = WordSubstitution(gens, cand_cons + text_cons + budgets, per_word_scorer_class()(scorer.lm), search,
                             rate=fast.rate, seed=fast.seed)
     slow.name = fast.name  # same per-document stream: same number of swaps

@@ -23,6 +23,8 @@ _REGISTRY: dict[str, "str | type[Attack]"] = {
     "zero_width_space": "humanize.attacks.zero_width_space:ZeroWidthSpace",
     "synonym": "humanize.attacks.wordsub.presets:Synonym",  # RAID synonym swap (word-substitution engine)
     "qpa": "humanize.attacks.wordsub.presets:QPA",  # TH-Bench App. G: quality constraints on an engine attack
+    "raft": "humanize.attacks.wordsub.raft:RAFT",
+    "hmgc": "humanize.attacks.wordsub.hmgc:HMGC",  # Zhou et al. 2024 (TH-Bench §2.2): surrogate-guided swaps
     # Format counterfactuals (artifact-reliance paper, Section 5.1)
     "strip_format": "humanize.attacks.format:StripFormat",
     "impose_format": "humanize.attacks.format:ImposeFormat",

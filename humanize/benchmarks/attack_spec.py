@@ -119,16 +119,44 @@ class AttackSpec:
                     raise ConfigError(f"pipeline step {step.name!r}: one rate per step (a sweep inside a "
                                       f"pipeline is not supported), got {list(step.rates)}")
 
-    def build(self, seed: int, params: dict | None = None):
-        """The attack for ``params`` (one θ of :meth:`expand`; default: the spec's own), seeded."""
+    def build(self, seed: int, params: dict | None = None, train_fraction: float = 0.5):
+        """The attack for ``params`` (one θ of :meth:`expand`; default: the spec's own), seeded.
+
+        ``train_fraction`` is the run's: an attack that trains on a dataset (HMGC's
+        ``train``, RAFT's ``target_train``) uses the run's train split, so it never
+        trains on a document the run tests on (:func:`align_train_split`).
+        """
         from humanize import attacks
 
-        params = dict(self.params if params is None else params)
+        params = align_train_split(dict(self.params if params is None else params), train_fraction)
         if self.name == "pipeline":
-            return attacks.Pipeline([step.build(seed, step.expand()[0][1]) for step in self.steps()])
+            return attacks.Pipeline([step.build(seed, step.expand()[0][1], train_fraction)
+                                     for step in self.steps()])
         if self.name == "impose_format" and "profile" in params:
             params["profile"] = resolve_profile(params["profile"], seed)
         return attacks.get(self.name, **{"seed": seed, **params})
+
+
+#: Attack parameters that name a training set (see humanize.attacks.wordsub.targets).
+TRAIN_PARAMS = ("train", "target_train")
+
+
+def align_train_split(params: dict, train_fraction: float) -> dict:
+    """Training-set parameters on the run's split: a dataset name or table gets the run's ``train_fraction``.
+
+    The split rule (:func:`humanize.benchmarks.datasets.split.in_train_split`) is keyed on the
+    seed (the run passes its own to every attack) and the fraction; the default fraction (0.5)
+    leaves a bare dataset name as given, so its results keep their fingerprint.
+    """
+    if isinstance(params.get("attack"), dict):  # a wrapper's inner attack (QPA)
+        params["attack"] = align_train_split(dict(params["attack"]), train_fraction)
+    for key in TRAIN_PARAMS:
+        value = params.get(key)
+        if isinstance(value, str) and train_fraction != 0.5:
+            params[key] = {"dataset": value, "fraction": train_fraction}
+        elif isinstance(value, dict) and "dataset" in value and "fraction" not in value and train_fraction != 0.5:
+            params[key] = {**value, "fraction": train_fraction}
+    return params
 
 
 def resolve_profile(value: Any, seed: int):

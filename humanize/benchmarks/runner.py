@@ -31,6 +31,7 @@ from humanize import detectors as detector_registry
 
 from .config import ConfigError, RunConfig, sampling_seed
 from .datasets import load_dataset
+from .datasets.split import in_train_split
 from .store import ResultsStore, text_hash
 
 CLEAN = "none"
@@ -65,8 +66,7 @@ def _batches(seq: list, size: int) -> list[list]:
 
 
 def _in_train(source_id: str, seed: int, fraction: float) -> bool:
-    h = hashlib.blake2b(f"{seed}/{source_id}".encode(), digest_size=8).digest()
-    return int.from_bytes(h, "little") / 2**64 < fraction
+    return in_train_split(source_id, seed, fraction)
 
 
 def sample_rows(config: RunConfig) -> pd.DataFrame:
@@ -113,7 +113,7 @@ def _run_attacks(config: RunConfig, store: ResultsStore, machine: pd.DataFrame, 
     texts = dict(zip(machine["text_hash"], machine["generation"]))
     for spec in config.attacks:
         for label, params in spec.expand():
-            attack = spec.build(config.seed, params)
+            attack = spec.build(config.seed, params, config.train_fraction)
             key = _attack_key(attack)
             have = store.attack_outputs(key, list(texts))
             todo = [h for h in texts if h not in have]
@@ -150,6 +150,9 @@ def _run_attacks(config: RunConfig, store: ResultsStore, machine: pd.DataFrame, 
             frame["cost_source"] = ["measured" if h in measured else "cached" for h in frame["input_hash"]]
             frame["machine"] = [have[h].get("machine") for h in frame["input_hash"]]
             frame["n_edits"] = [len(have[h]["edits"]) for h in frame["input_hash"]]
+            # texts a detector-guided attack sent to its target/surrogate (RAFT, HMGC), 0 for the others
+            frame["detector_queries"] = [int((have[h].get("info") or {}).get("detector_queries", 0) or 0)
+                                         for h in frame["input_hash"]]
             frame["attack"] = label
             frame["attack_name"] = spec.name
             frame["rate"] = getattr(attack, "rate", math.nan)
@@ -305,7 +308,8 @@ def run(config: RunConfig, *, progress: bool = True) -> RunResult:
                            nan_policy="omit", seed=sampling_seed(config.seed), n_boot=config.n_boot,
                            confidence=config.confidence)
         cost = pd.concat(
-            [f[["attack", "id", "rate", *COST_COLUMNS, "n_edits", "cost_source", "machine"]].assign(
+            [f[["attack", "id", "rate", *COST_COLUMNS, "detector_queries", "n_edits", "cost_source",
+                "machine"]].assign(
                 chars_in=f["original"].str.len(), words_in=f["original"].str.split().str.len())
              for f in outputs.values()],
             ignore_index=True,

@@ -8,10 +8,15 @@ attack with :class:`WordSubstitution` (no subclassing).
 from ._doc import Candidate, Doc
 from .candidates import CandidateGenerator, MaskedLMFill, VectorNeighbours, WordNetSynonyms
 from .constraints import CandidateConstraint, MLMProbability, NotStopword, SamePOS, WordCosine
-from .engine import WordSubstitution
+from .engine import Parts, WordSubstitution
+from .hmgc import HMGC
+from .importance import SurrogateImportance
+from .rankers import Predictability, WordRanker
+from .llm_candidates import LLMCandidates
+from .raft import RAFT
 from .presets import QPA, Synonym
-from .scoring import CausalLMScore, MLMScore, Scorer
-from .search import Search, TopScore, sentence_variant
+from .scoring import CausalLMScore, MLMScore, ProposalOrder, Scorer
+from .search import DetectorGreedy, Search, TopScore, sentence_variant
 from .text_constraints import (FleschChange, MaxWordsChanged, PerplexityChange, SentenceSimilarity, TextConstraint,
                                qpa_constraints, relative_change)
 
@@ -20,5 +25,6 @@ __all__ = [
     "CandidateConstraint", "MLMProbability", "NotStopword", "SamePOS", "WordCosine", "WordSubstitution",
     "QPA", "Synonym", "CausalLMScore", "MLMScore", "Scorer", "Search", "TopScore", "sentence_variant",
     "FleschChange", "MaxWordsChanged", "PerplexityChange", "SentenceSimilarity", "TextConstraint",
-    "qpa_constraints", "relative_change",
+    "qpa_constraints", "relative_change", "HMGC", "SurrogateImportance", "Parts", "WordRanker", "DetectorGreedy",
+    "RAFT", "LLMCandidates", "Predictability", "ProposalOrder",
 ]

@@ -57,6 +57,11 @@ class Doc:
     sentences: list[tuple[int, int]]
     sentence_of: list[int]
     cost: Counter = field(default_factory=Counter)
+    #: What the parts report beyond counts (e.g. the target's score before and after), copied into ``info``.
+    notes: dict = field(default_factory=dict)
+    #: Per-document memo of the parts' measurements (e.g. a sentence's perplexity), so a greedy
+    #: search does not re-measure the same original sentence every round.
+    memo: dict = field(default_factory=dict, repr=False)
 
     @classmethod
     def parse(cls, text: str) -> "Doc":
@@ -87,3 +92,15 @@ class Doc:
     def add_cost(self, **counts: int) -> None:
         for k, v in counts.items():
             self.cost[k] += int(v)
+
+    def variant(self, swaps) -> str:
+        """The whole document with ``swaps`` (candidates, at most one per word) applied, in the original's case."""
+        from .._casing import match_case
+
+        parts, pos = [], 0
+        for c in sorted(swaps, key=lambda c: c.word):
+            s, e = self.words[c.word]
+            parts += [self.text[pos:s], match_case(self.text[s:e], c.text)]
+            pos = e
+        parts.append(self.text[pos:])
+        return "".join(parts)

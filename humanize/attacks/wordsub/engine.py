@@ -12,7 +12,7 @@ the document's own seeded stream.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 from ..base import Attack, Edit, apply_edits
 from .._casing import match_case
@@ -20,11 +20,25 @@ from .._sampling import stochastic_count
 from ._doc import Candidate, Doc
 from .candidates import CandidateGenerator
 from .constraints import CandidateConstraint
+from .rankers import WordRanker
 from .scoring import CausalLMScore, Scorer
 from .search import Search, TopScore
 from .text_constraints import MaxWordsChanged, TextConstraint
 
-__all__ = ["WordSubstitution"]
+__all__ = ["WordSubstitution", "Parts"]
+
+
+class Parts(NamedTuple):
+    """An engine attack's parts, as lists, with defaults filled in."""
+
+    generators: list
+    candidate_constraints: list
+    text_constraints: list
+    budgets: list
+    scorer: Any
+    search: Any
+    ranker: Any
+    offer: str = "top_k"
 
 
 def _as_list(owner: str, name: str, value: Any, kinds: tuple, what: str) -> list:
@@ -44,23 +58,31 @@ class WordSubstitution(Attack):
     - ``constraints``: candidate constraints (:mod:`.constraints`), text constraints
       (:mod:`.text_constraints`, checked per sentence) and :class:`MaxWordsChanged`;
     - ``scorer``: ranks candidates (default :class:`CausalLMScore`);
-    - ``search``: picks the swaps (default :class:`TopScore`).
+    - ``search``: picks the swaps (default :class:`TopScore`; :class:`DetectorGreedy`
+      for detector-guided attacks);
+    - ``ranker``: orders the words to attack (:mod:`.rankers`; default none).
 
     Eligible words are those every candidate constraint's ``word_ok`` accepts;
     ``k`` = ``rate`` x their number (stochastically rounded), capped by
-    :class:`MaxWordsChanged`. ``info`` reports ``queries`` (model inputs),
-    ``lm_tokens`` (causal-LM tokens), ``forward_passes`` and what was found.
+    :class:`MaxWordsChanged`. With a ranker, the search tries the words in its
+    order: only the first ``k`` (``offer="top_k"``, RAFT: the θ most predictable
+    words) or all of them, ``k`` then capping the kept swaps (``offer="all"``,
+    HMGC: words are tried until 40% have changed or the surrogate flips). ``info`` reports
+    ``queries`` (model inputs, detector queries included), ``lm_tokens``
+    (causal-LM tokens), ``forward_passes``, ``detector_queries`` and what was found.
     """
 
     name = "word_substitution"
     version = "1"
 
     def __init__(self, candidates: Sequence = (), constraints: Sequence = (), scorer: Any = None,
-                 search: Any = None, rate: float = 0.5, seed: int = 0):
+                 search: Any = None, rate: float = 0.5, seed: int = 0, ranker: Any = None, offer: str = "top_k"):
         self.candidates = candidates
         self.constraints = constraints
         self.scorer = scorer
         self.search = search
+        self.ranker = ranker
+        self.offer = offer
         self.rate = rate
         self.seed = seed
         self._validate()
@@ -78,26 +100,34 @@ class WordSubstitution(Attack):
             raise TypeError(f"{who}: scorer must be None or a Scorer, got {type(self.scorer).__name__}")
         if self.search is not None and not isinstance(self.search, Search):
             raise TypeError(f"{who}: search must be None or a Search, got {type(self.search).__name__}")
+        if self.ranker is not None and not isinstance(self.ranker, WordRanker):
+            raise TypeError(f"{who}: ranker must be None or a WordRanker, got {type(self.ranker).__name__}")
+        if self.offer not in ("top_k", "all"):
+            raise ValueError(f"{who}: offer must be 'top_k' (the ranker's first k words get candidates) or 'all' "
+                             f"(every ranked word; k caps the kept swaps), got {self.offer!r}")
 
     # -- the parts, as lists ------------------------------------------------------------
-    def _parts(self):
+    def _parts(self) -> Parts:
         gens = [self.candidates] if isinstance(self.candidates, CandidateGenerator) else list(self.candidates)
         cons = list(self.constraints) if isinstance(self.constraints, (list, tuple)) else [self.constraints]
-        return (gens, [c for c in cons if isinstance(c, CandidateConstraint)],
-                [c for c in cons if isinstance(c, TextConstraint)],
-                [c for c in cons if isinstance(c, MaxWordsChanged)],
-                self.scorer if self.scorer is not None else CausalLMScore(),
-                self.search if self.search is not None else TopScore())
+        return Parts(gens, [c for c in cons if isinstance(c, CandidateConstraint)],
+                     [c for c in cons if isinstance(c, TextConstraint)],
+                     [c for c in cons if isinstance(c, MaxWordsChanged)],
+                     self.scorer if self.scorer is not None else CausalLMScore(),
+                     self.search if self.search is not None else TopScore(),
+                     self.ranker, self.offer)
 
     def eligible(self, doc: Doc) -> list[int]:
         """Indices of the words every candidate constraint lets the attack change."""
-        cand_cons = self._parts()[1]
+        cand_cons = self._parts().candidate_constraints
         return [i for i in range(len(doc.words)) if all(c.word_ok(doc.word(i)) for c in cand_cons)]
 
-    def candidates_for(self, doc: Doc) -> tuple[list[int], dict[int, list[Candidate]]]:
-        """The eligible words and their allowed, scored candidates (before the search)."""
-        gens, cand_cons, _, _, scorer, _ = self._parts()
-        eligible = self.eligible(doc)
+    def candidates_for(self, doc: Doc, positions: Sequence[int] | None = None
+                       ) -> tuple[list[int], dict[int, list[Candidate]]]:
+        """The words (default: every eligible one) and their allowed, scored candidates (before the search)."""
+        parts = self._parts()
+        gens, cand_cons, scorer = parts.generators, parts.candidate_constraints, parts.scorer
+        eligible = self.eligible(doc) if positions is None else list(positions)
         merged: dict[int, dict[str, Candidate]] = {i: {} for i in eligible}
         for g in gens:
             for i, cs in g.propose(doc, eligible).items():
@@ -111,23 +141,36 @@ class WordSubstitution(Attack):
 
     def _run(self, text: str):
         doc = Doc.parse(text)
-        gens, _, text_cons, budgets, _, search = self._parts()
+        parts = self._parts()
+        text_cons, search, ranker = parts.text_constraints, parts.search, parts.ranker
         eligible = self.eligible(doc)
         k = stochastic_count(self.rate, len(eligible), self.random(text)) if eligible else 0
-        for b in budgets:
+        for b in parts.budgets:
             k = min(k, b.limit(len(doc.words)))
-        cands = self.candidates_for(doc)[1] if k else {}  # no model work when nothing will change
-        chosen = search.select(doc, cands, k, text_cons) if k else []
+        order = ranker.rank(doc, eligible) if (k and ranker is not None) else None
+        if order is not None and parts.offer == "top_k":
+            order = order[:k]
+        # no model work when nothing will change; with a ranker, candidates for the words it offers only
+        cands = self.candidates_for(doc, order)[1] if k else {}
+        if not k:
+            chosen = []
+        elif order is None:
+            chosen = search.select(doc, cands, k, text_cons)
+        else:
+            chosen = search.select(doc, cands, k, text_cons, order=order)
         edits = []
         for c in sorted(chosen, key=lambda c: c.word):
             s, e = doc.words[c.word]
             edits.append(Edit(s, e, match_case(doc.text[s:e], c.text)))
-        info = {"queries": int(doc.cost.get("queries", 0)), "lm_tokens": int(doc.cost.get("lm_tokens", 0)),
+        queries = int(doc.cost.get("queries", 0)) + int(doc.cost.get("detector_queries", 0))
+        info = {"queries": queries, "lm_tokens": int(doc.cost.get("lm_tokens", 0)),
                 "forward_passes": int(doc.cost.get("forward_passes", 0)), "words": len(doc.words),
                 "eligible": len(eligible), "with_candidates": sum(1 for cs in cands.values() if cs),
                 "target_swaps": k, "swaps": len(edits),
                 "sources": sorted({c.source for c in chosen})}
-        for key in ("mlm_tokens", "pos_windows"):
+        for key in ("mlm_tokens", "pos_windows", "detector_queries", "detector_calls", "llm_tokens_in",
+                    "llm_tokens_out", "surrogate_queries"):
             if doc.cost.get(key):
                 info[key] = int(doc.cost[key])
+        info.update(doc.notes)
         return apply_edits(text, edits), edits, info

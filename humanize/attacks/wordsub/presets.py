@@ -106,8 +106,8 @@ class Synonym(WordSubstitution):
 class QPA(Attack):
     """TH-Bench's quality-preserving variant of an engine attack: the same attack plus text constraints.
 
-    ``attack`` is a :class:`WordSubstitution` (e.g. :class:`Synonym`) or a
-    registered name; ``constraints`` default to :func:`qpa_constraints`
+    ``attack`` is a :class:`WordSubstitution` (e.g. :class:`Synonym`), a
+    registered name, or a table ``{"name": "raft", **params}`` (config files); ``constraints`` default to :func:`qpa_constraints`
     (per sentence: perplexity and Flesch change < 5%, MiniLM similarity > 0.95).
     ``rate`` and ``seed`` (when given) override the wrapped attack's. The result's ``attack``
     name is ``qpa``; the edits use the wrapped attack's per-document stream, so on
@@ -137,8 +137,8 @@ class QPA(Attack):
                 raise ValueError(f"QPA: rate θ must be in [0, 1], got {rate!r}")
         inner = self.inner()
         if not isinstance(inner, WordSubstitution):
-            raise TypeError(f"QPA: attack must be a word-substitution attack (WordSubstitution, Synonym) or its "
-                            f"registered name, got {type(inner).__name__}")
+            raise TypeError(f"QPA: attack must be a word-substitution attack (WordSubstitution, Synonym, RAFT, "
+                            f"HMGC), its registered name or a table, got {type(inner).__name__}")
         cons = self.constraints
         if cons is not None:
             if not isinstance(cons, (list, tuple)):
@@ -148,19 +148,32 @@ class QPA(Attack):
                     raise TypeError(f"QPA: constraints[{j}] must be a TextConstraint, got {type(c).__name__}")
 
     def inner(self) -> Attack:
-        if isinstance(self.attack, str):
+        """The wrapped attack; a name or a table ``{name = ..., params...}`` is built with QPA's seed."""
+        attack = self.attack
+        if isinstance(attack, (str, dict)):
             from .. import registry
 
-            return registry.get(self.attack)
-        return self.attack
+            params = {} if isinstance(attack, str) else {k: v for k, v in attack.items() if k != "name"}
+            name = attack if isinstance(attack, str) else attack.get("name")
+            if not isinstance(name, str):
+                raise TypeError(f"QPA: an attack table needs a 'name' (a registered attack), got {attack!r}")
+            if self.seed is not None:  # one seed for everything inside (a surrogate's train split too)
+                params["seed"] = self.seed
+            built = self.__dict__.get("_inner")
+            if built is None or built[0] != repr((name, sorted(params.items()))):
+                built = (repr((name, sorted(params.items()))), registry.get(name, **params))
+                self.__dict__["_inner"] = built
+            return built[1]
+        return attack
 
     def engine(self) -> WordSubstitution:
         inner = self.inner()
-        gens, cand_cons, text_cons, budgets, scorer, search = inner._parts()
+        p = inner._parts()
         extra = list(self.constraints) if self.constraints is not None else qpa_constraints()
         seed = inner.seed if self.seed is None else self.seed
         rate = inner.rate if self.rate is None else self.rate
-        engine = WordSubstitution(gens, cand_cons + text_cons + budgets + extra, scorer, search, rate=rate, seed=seed)
+        engine = WordSubstitution(p.generators, p.candidate_constraints + p.text_constraints + p.budgets + extra,
+                                  p.scorer, p.search, rate=rate, seed=seed, ranker=p.ranker, offer=p.offer)
         engine.name = inner.name  # the wrapped attack's per-document stream: same k on the same text
         return engine
 
@@ -180,3 +193,4 @@ class QPA(Attack):
         super().__setattr__(name, value)
         if name[:1] != "_":
             self.__dict__.pop("_engine", None)
+            self.__dict__.pop("_inner", None)

@@ -23,7 +23,7 @@ from humanize.models import DEFAULT_CAUSAL_LM
 
 from ._doc import Candidate, Doc
 
-__all__ = ["Scorer", "MLMScore", "CausalLMScore"]
+__all__ = ["Scorer", "MLMScore", "CausalLMScore", "ProposalOrder"]
 
 
 class Scorer(ParamsMixin):
@@ -42,6 +42,20 @@ class MLMScore(Scorer):
     def score(self, doc, cands):
         return {i: [c._replace(score=math.log(c.mlm_prob) if c.mlm_prob > 0 else -math.inf) for c in cs]
                 for i, cs in cands.items()}
+
+
+class ProposalOrder(Scorer):
+    """Score = -(rank in the generators' proposal order): the search tries candidates as they were proposed.
+
+    For RAFT: the LLM lists its replacements best first, so :class:`~.search.DetectorGreedy`
+    tries them in the LLM's order and a query budget keeps the first ones. No model work.
+    """
+
+    def __init__(self):
+        pass
+
+    def score(self, doc, cands):
+        return {i: [c._replace(score=-float(r)) for r, c in enumerate(cs)] for i, cs in cands.items()}
 
 
 class CausalLMScore(Scorer):

@@ -5,13 +5,13 @@ the ``k`` best swaps. With text constraints (QPA, a similarity floor) the swaps
 are tried in that order, each sentence greedily: a swap is kept when the
 sentence with it and the swaps already kept there passes every constraint,
 checked for all sentences at once per round. A later strategy (RAFT's
-detector-guided greedy, HMGC's importance ranking) implements the same
-``select`` method.
+detector-guided greedy, HMGC's surrogate loop: :class:`DetectorGreedy`)
+implements the same ``select`` method.
 """
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -20,7 +20,7 @@ from humanize._params import ParamsMixin
 from .._casing import match_case
 from ._doc import Candidate, Doc
 
-__all__ = ["Search", "TopScore", "sentence_variant"]
+__all__ = ["Search", "TopScore", "DetectorGreedy", "sentence_variant"]
 
 
 def _order(c: Candidate) -> tuple:
@@ -42,9 +42,14 @@ def sentence_variant(doc: Doc, sentence: int, swaps: Sequence[Candidate]) -> str
 
 
 class Search(ParamsMixin):
-    """Base class: ``select(doc, cands, k, text_constraints) -> [Candidate]`` (at most one per word)."""
+    """Base class: ``select(doc, cands, k, text_constraints, order=None) -> [Candidate]`` (at most one per word).
 
-    def select(self, doc: Doc, cands: dict[int, list[Candidate]], k: int, text_constraints: Sequence) -> list:
+    ``order`` is the ranker's order of the words (best first) when the attack has
+    a ranker; a search written without the argument still works without one.
+    """
+
+    def select(self, doc: Doc, cands: dict[int, list[Candidate]], k: int, text_constraints: Sequence,
+               order: Sequence[int] | None = None) -> list:
         raise NotImplementedError
 
 
@@ -63,9 +68,9 @@ class TopScore(Search):
         if isinstance(self.tries, bool) or not isinstance(self.tries, int) or self.tries < 1:
             raise ValueError(f"TopScore: tries must be an int >= 1, got {self.tries!r}")
 
-    def select(self, doc, cands, k, text_constraints):
+    def select(self, doc, cands, k, text_constraints, order=None):
         ranked = {i: sorted(cs, key=_order) for i, cs in cands.items() if cs}
-        words = sorted(ranked, key=lambda i: _order(ranked[i][0]))
+        words = sorted(ranked, key=lambda i: _order(ranked[i][0])) if order is None else [i for i in order if i in ranked]
         if k <= 0 or not words:
             return []
         if not text_constraints:
@@ -103,3 +108,148 @@ class TopScore(Search):
         rank = {i: r for r, i in enumerate(words)}
         accepted = sorted((c for cs in kept.values() for c in cs), key=lambda c: rank[c.word])
         return accepted[:k]  # a prefix of each sentence's kept list: every sentence state was checked
+
+
+class DetectorGreedy(Search):
+    """Detector-guided greedy search (RAFT, Wang et al. 2024; HMGC's surrogate loop, Zhou et al. 2024).
+
+    Words are tried in the ranker's order (without one: by their best candidate's
+    score). At each word, the allowed candidates (those whose sentence, with the
+    swaps already kept there, passes every text constraint) are each put into the
+    *current* text and scored by ``detector`` in ONE call (``batch=True``; False
+    scores them one call each, the same algorithm, for benchmarks). The lowest
+    is kept only when it is strictly below the current text's score, so no kept
+    swap ever raises the detector's score on the text it was applied to.
+
+    Stops after ``k`` kept swaps, when the words run out, when the score falls
+    below ``stop_below`` (HMGC: the surrogate calls the text human), or when the
+    next call would exceed ``max_queries`` texts sent to the detector (the
+    candidates of the last word are cut to what the budget leaves). Queries a
+    ranker already made for the document (HMGC's deletion importance) count
+    against the budget. ``detector``
+    is a name, a table or a :class:`~humanize.detectors.base.Detector`; a learnable
+    one is fit on ``train`` with ``seed`` (:mod:`.targets`).
+    """
+
+    def __init__(self, detector: Any = "log_likelihood", train: Any = None, stop_below: Any = None,
+                 max_queries: Any = None, batch: bool = True, seed: int = 0):
+        self.detector = detector
+        self.train = train
+        self.stop_below = stop_below
+        self.max_queries = max_queries
+        self.batch = batch
+        self.seed = seed
+        self._validate()
+
+    def _validate(self) -> None:
+        from .targets import check_detector_spec, check_train_spec
+
+        check_detector_spec("DetectorGreedy", "detector", self.detector)
+        check_train_spec("DetectorGreedy", self.train)
+        sb = self.stop_below
+        if sb is not None and (isinstance(sb, bool) or not isinstance(sb, (int, float, np.integer, np.floating))
+                               or sb != sb):
+            raise TypeError(f"DetectorGreedy: stop_below must be None or a number, got {sb!r}")
+        mq = self.max_queries
+        if mq is not None and (isinstance(mq, bool) or not isinstance(mq, (int, np.integer)) or mq < 1):
+            raise ValueError(f"DetectorGreedy: max_queries must be None or an int >= 1, got {mq!r}")
+        if not isinstance(self.batch, bool):
+            raise TypeError(f"DetectorGreedy: batch must be a bool, got {type(self.batch).__name__}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)):
+            raise TypeError(f"DetectorGreedy: seed must be an int, got {type(self.seed).__name__}")
+        self.__dict__.pop("_ready", None)
+
+    def __setattr__(self, name, value):
+        super().__setattr__(name, value)
+        if name[:1] != "_":
+            self.__dict__.pop("_ready", None)
+
+    def ready(self):
+        """The detector, fitted when it learns (once per process for the same detector, data and seed)."""
+        det = self.__dict__.get("_ready")
+        if det is None:
+            from .targets import ready_detector
+
+            det = self.__dict__["_ready"] = ready_detector(self.detector, self.train, int(self.seed),
+                                                           "DetectorGreedy", "detector")
+        return det
+
+    def _score(self, doc: Doc, texts: list[str]) -> np.ndarray:
+        det = self.ready()
+        if self.batch:
+            scores = np.asarray(det.score(texts), dtype=float)
+            calls = 1
+        else:
+            scores = np.concatenate([np.asarray(det.score([t]), dtype=float) for t in texts])
+            calls = len(texts)
+        doc.add_cost(detector_queries=len(texts), detector_calls=calls)
+        return scores
+
+    def select(self, doc, cands, k, text_constraints, order=None):
+        ranked = {i: sorted(cs, key=_order) for i, cs in cands.items() if cs}
+        if order is None:
+            order = sorted(ranked, key=lambda i: _order(ranked[i][0]))
+        words = [i for i in order if i in ranked]
+        budget = self.max_queries
+        used = int(doc.cost.get("detector_queries", 0))  # a ranker's queries to the same detector count too
+        if k <= 0 or not words or (budget is not None and used >= budget):
+            # nothing to try (no word kept a candidate) or no budget left: no query, same notes as a search
+            stopped = "no_candidates" if not words else ("max_queries" if k > 0 else "k")
+            doc.notes.setdefault("stopped", stopped)
+            doc.notes.setdefault("kept_order", [])
+            doc.notes.setdefault("score_trace", [])
+            return []
+        current = float(self._score(doc, [doc.text])[0])
+        used += 1
+        doc.notes["detector_score_before"] = current
+        kept: list[Candidate] = []
+        trace: list[float] = []
+        stop = self.stop_below
+        stopped = "words"
+        for i in words:
+            if len(kept) >= k:
+                stopped = "k"
+                break
+            if stop is not None and current < stop:
+                stopped = "stop_below"
+                break
+            options = ranked[i]
+            if text_constraints:
+                s = doc.sentence_of[i]
+                mine = [c for c in kept if doc.sentence_of[c.word] == s]
+                original = sentence_variant(doc, s, [])
+                variants = [sentence_variant(doc, s, mine + [c]) for c in options]
+                ok = np.ones(len(options), dtype=bool)
+                for con in text_constraints:
+                    todo = np.flatnonzero(ok)
+                    if len(todo) == 0:
+                        break
+                    ok[todo] = con.check([original] * len(todo), [variants[j] for j in todo], doc)
+                options = [c for c, good in zip(options, ok) if good]
+            if budget is not None:
+                options = options[: max(0, budget - used)]
+            if not options:
+                if budget is not None and used >= budget:
+                    stopped = "max_queries"
+                    break
+                continue
+            scores = self._score(doc, [doc.variant(kept + [c]) for c in options])
+            used += len(options)
+            finite = np.where(np.isnan(scores), np.inf, scores)
+            best = int(np.argmin(finite))  # ties: the better-ranked candidate
+            if finite[best] < current:
+                kept.append(options[best])
+                current = float(finite[best])
+                trace.append(current)
+        else:
+            if stop is not None and current < stop:
+                stopped = "stop_below"
+        if budget is not None and used >= budget and stopped == "words":
+            stopped = "max_queries"
+        doc.notes["detector_score_after"] = current
+        doc.notes["stopped"] = stopped
+        # the swaps in the order they were kept (start offset in the original) and the score after each:
+        # replaying them reproduces every intermediate text the detector saw
+        doc.notes["kept_order"] = [int(doc.words[c.word][0]) for c in kept]
+        doc.notes["score_trace"] = trace
+        return kept

@@ -93,10 +93,13 @@ class PerplexityChange(TextConstraint):
     def values(self, originals, variants, doc=None):
         from humanize.quality.perplexity import perplexity
 
-        unique = list(dict.fromkeys(list(originals) + list(variants)))
-        ppl = dict(zip(unique, perplexity(unique, self.lm, device=self.device, batch_size=8)))
-        if doc is not None:
-            doc.add_cost(queries=len(unique), forward_passes=-(-len(unique) // 8))
+        memo = doc.memo.setdefault(("perplexity", id(self)), {}) if doc is not None else {}
+        need = [t for t in dict.fromkeys(list(originals) + list(variants)) if t not in memo]
+        if need:
+            memo.update(zip(need, perplexity(need, self.lm, device=self.device, batch_size=8)))
+            if doc is not None:
+                doc.add_cost(queries=len(need), forward_passes=-(-len(need) // 8))
+        ppl = memo
         return relative_change([ppl[t] for t in originals], [ppl[t] for t in variants])
 
     def passes(self, values):
