@@ -25,7 +25,7 @@ from .scoring import CausalLMScore, Scorer
 from .search import Search, TopScore
 from .text_constraints import MaxWordsChanged, TextConstraint
 
-__all__ = ["WordSubstitution", "Parts"]
+__all__ = ["WordSubstitution", "Parts", "EnginePreset"]
 
 
 class Parts(NamedTuple):
@@ -174,3 +174,43 @@ class WordSubstitution(Attack):
                 info[key] = int(doc.cost[key])
         info.update(doc.notes)
         return apply_edits(text, edits), edits, info
+
+
+class EnginePreset(WordSubstitution):
+    """A registered attack that is a configured engine (Synonym, RAFT, HMGC).
+
+    The preset's own constructor arguments are its parameters; :meth:`assemble`
+    turns them into the engine's parts, once (rebuilt when a parameter changes),
+    and at construction, so a bad value is named at once. Nothing is loaded or
+    fitted until the first document. The assembled engine runs under the
+    preset's ``name``: the same per-document random stream.
+    """
+
+    def _validate(self) -> None:
+        Attack._validate(self)
+        self._check()
+        self.__dict__.pop("_built", None)
+        self._build()  # checks every part's parameters now, naming the bad one
+
+    def _check(self) -> None:
+        """The preset's own checks (the parts check theirs when assembled)."""
+
+    def assemble(self) -> WordSubstitution:
+        """The engine for the current parameters."""
+        raise NotImplementedError
+
+    def _build(self) -> WordSubstitution:
+        built = self.__dict__.get("_built")
+        if built is None:
+            built = self.assemble()
+            built.name = self.name  # same per-document stream as the preset
+            self.__dict__["_built"] = built
+        return built
+
+    def __setattr__(self, name, value):
+        super().__setattr__(name, value)
+        if name[:1] != "_":
+            self.__dict__.pop("_built", None)
+
+    def _parts(self) -> Parts:
+        return self._build()._parts()

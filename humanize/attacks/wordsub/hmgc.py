@@ -13,14 +13,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 
 from humanize.models import DEFAULT_CAUSAL_LM
 
-from ..base import Attack
 from .candidates import MaskedLMFill, VectorNeighbours, WordNetSynonyms
 from .constraints import MLMProbability, NotStopword, SamePOS, WordCosine
-from .engine import WordSubstitution
+from .engine import EnginePreset, WordSubstitution
 from .importance import SurrogateImportance
 from .scoring import CausalLMScore, MLMScore
 from .search import DetectorGreedy
@@ -29,7 +27,7 @@ from .text_constraints import MaxWordsChanged, SentenceSimilarity
 __all__ = ["HMGC"]
 
 
-class HMGC(WordSubstitution):
+class HMGC(EnginePreset):
     """HMGC: surrogate-importance-ranked greedy word swaps until the surrogate calls the text human.
 
     - ``surrogate``: a detector name, table (``{name = "lm_d", max_tokens = 256}``)
@@ -93,26 +91,16 @@ class HMGC(WordSubstitution):
         self.device = device
         self._validate()
 
-    def _validate(self) -> None:
-        from .targets import check_detector_spec, check_train_spec
+    def _check(self) -> None:
+        from .targets import check_detector_spec, check_threshold, check_train_spec
 
-        Attack._validate(self)
         check_detector_spec("HMGC", "surrogate", self.surrogate)
         check_train_spec("HMGC", self.train)
         if not isinstance(self.pos, bool):
             raise TypeError(f"HMGC: pos must be a bool, got {type(self.pos).__name__}")
-        t = self.threshold
-        if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float, np.integer, np.floating))
-                              or t != t):
-            raise TypeError(f"HMGC: threshold must be None or a number (stop when the surrogate's score is "
-                            f"below it), got {type(t).__name__} {t!r}")
-        self.__dict__.pop("_built", None)
-        self._build()  # checks every part's parameters now, naming the bad one
+        check_threshold("HMGC", "threshold", self.threshold)  # stop when the surrogate's score is below it
 
-    def _build(self) -> WordSubstitution:
-        built = self.__dict__.get("_built")
-        if built is not None:
-            return built
+    def assemble(self) -> WordSubstitution:
         if self.mlm is not None:
             gens = [MaskedLMFill(self.mlm, top_k=self.top_k, device=self.device)]
             cons = [NotStopword(), MLMProbability(self.min_mlm_prob)]
@@ -133,16 +121,5 @@ class HMGC(WordSubstitution):
                                      lm=self.lm, seed=self.seed, device=self.device, skip_below=self.threshold)
         search = DetectorGreedy(self.surrogate, self.train, stop_below=self.threshold,
                                 max_queries=self.max_queries, seed=self.seed)
-        built = WordSubstitution(gens, cons, scorer, search, rate=self.rate, seed=self.seed, ranker=ranker,
-                                 offer="all")  # every ranked word may be tried; k caps the kept swaps
-        built.name = self.name  # same per-document stream as the preset
-        self.__dict__["_built"] = built
-        return built
-
-    def __setattr__(self, name, value):
-        super().__setattr__(name, value)
-        if name[:1] != "_":
-            self.__dict__.pop("_built", None)
-
-    def _parts(self):
-        return self._build()._parts()
+        return WordSubstitution(gens, cons, scorer, search, rate=self.rate, seed=self.seed, ranker=ranker,
+                                offer="all")  # every ranked word may be tried; k caps the kept swaps

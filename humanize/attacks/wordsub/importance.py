@@ -41,6 +41,7 @@ from humanize.models import DEFAULT_CAUSAL_LM
 
 from ._doc import Doc
 from .rankers import WordRanker
+from .targets import QueriesDetector, check_threshold
 
 __all__ = ["SurrogateImportance", "delete_span", "min_max"]
 
@@ -78,7 +79,7 @@ def differentiable(detector) -> bool:
             and bool(getattr(tok, "is_fast", False)) and hasattr(detector, "classes_"))
 
 
-class SurrogateImportance(WordRanker):
+class SurrogateImportance(QueriesDetector, WordRanker):
     """HMGC's importance ranking: ``weight`` x surrogate importance + (1 - ``weight``) x LM perplexity change.
 
     ``surrogate`` is a detector name, table or object, fit on ``train`` with
@@ -94,6 +95,7 @@ class SurrogateImportance(WordRanker):
     """
 
     _model_params = ("lm",)
+    _detector_param = "surrogate"
 
     def __init__(self, surrogate: Any = "tfidf_lr", train: Any = "demo", weight: float = 0.8, method: str = "auto",
                  lm: Any = DEFAULT_CAUSAL_LM, seed: int = 0, device: Any = None, batch_size: int = 16,
@@ -129,28 +131,10 @@ class SurrogateImportance(WordRanker):
         b = self.batch_size
         if isinstance(b, bool) or not isinstance(b, (int, np.integer)) or b < 1:
             raise ValueError(f"{who}: batch_size must be an int >= 1, got {b!r}")
-        sb = self.skip_below
-        if sb is not None and (isinstance(sb, bool) or not isinstance(sb, (int, float, np.integer, np.floating))
-                               or sb != sb):
-            raise TypeError(f"{who}: skip_below must be None or a number, got {sb!r}")
+        check_threshold(who, "skip_below", self.skip_below)
         self.__dict__.pop("_ready", None)
 
-    def __setattr__(self, name, value):
-        super().__setattr__(name, value)
-        if name[:1] != "_":
-            self.__dict__.pop("_ready", None)
-
-    # -- the surrogate ------------------------------------------------------------------
-    def ready(self):
-        """The surrogate, fitted when it learns (shared per-process cache with the search)."""
-        det = self.__dict__.get("_ready")
-        if det is None:
-            from .targets import ready_detector
-
-            det = self.__dict__["_ready"] = ready_detector(self.surrogate, self.train, int(self.seed),
-                                                           "SurrogateImportance", "surrogate")
-        return det
-
+    # -- the surrogate (``ready()``: fitted once per process, shared with the search) ----------
     def resolved_method(self) -> str:
         """``"gradient"`` or ``"deletion"``: what ``method`` means for this (fitted) surrogate."""
         det = self.ready()

@@ -10,7 +10,7 @@ from humanize.models import DEFAULT_CAUSAL_LM
 from ..base import Attack
 from .candidates import MaskedLMFill, VectorNeighbours, WordNetSynonyms
 from .constraints import MLMProbability, NotStopword, SamePOS, WordCosine
-from .engine import WordSubstitution
+from .engine import EnginePreset, WordSubstitution
 from .scoring import CausalLMScore, MLMScore
 from .search import TopScore
 from .text_constraints import MaxWordsChanged, SentenceSimilarity, TextConstraint, qpa_constraints
@@ -18,7 +18,7 @@ from .text_constraints import MaxWordsChanged, SentenceSimilarity, TextConstrain
 __all__ = ["Synonym", "QPA"]
 
 
-class Synonym(WordSubstitution):
+class Synonym(EnginePreset):
     """RAID's synonym swap (Appendix E.4): about ``rate`` (θ = 0.5) of the eligible words get their best synonym.
 
     With ``mlm`` (RAID: ``"bert-base-cased"``, needs the hub) candidates are the
@@ -62,17 +62,11 @@ class Synonym(WordSubstitution):
         self.device = device
         self._validate()
 
-    def _validate(self) -> None:
-        Attack._validate(self)
+    def _check(self) -> None:
         if not isinstance(self.pos, bool):
             raise TypeError(f"Synonym: pos must be a bool, got {type(self.pos).__name__}")
-        self.__dict__.pop("_built", None)
-        self._build()  # checks every part's parameters now, naming the bad one
 
-    def _build(self) -> WordSubstitution:
-        built = self.__dict__.get("_built")
-        if built is not None:
-            return built
+    def assemble(self) -> WordSubstitution:
         cos_space = self.vectors
         if self.mlm is not None:
             gens = [MaskedLMFill(self.mlm, top_k=self.top_k, window=self.window, device=self.device)]
@@ -89,18 +83,7 @@ class Synonym(WordSubstitution):
             cons.append(MaxWordsChanged(self.max_share))
         if self.min_similarity is not None:
             cons.append(SentenceSimilarity(self.min_similarity, device=self.device))
-        built = WordSubstitution(gens, cons, scorer, TopScore(), rate=self.rate, seed=self.seed)
-        built.name = self.name  # same per-document stream as the preset
-        self.__dict__["_built"] = built
-        return built
-
-    def __setattr__(self, name, value):
-        super().__setattr__(name, value)
-        if name[:1] != "_":
-            self.__dict__.pop("_built", None)
-
-    def _parts(self):
-        return self._build()._parts()
+        return WordSubstitution(gens, cons, scorer, TopScore(), rate=self.rate, seed=self.seed)
 
 
 class QPA(Attack):

@@ -14,10 +14,9 @@ import numpy as np
 
 from humanize.models import DEFAULT_CAUSAL_LM
 
-from ..base import Attack
 from .candidates import VectorNeighbours, WordNetSynonyms
 from .constraints import NotStopword, SamePOS, WordCosine
-from .engine import WordSubstitution
+from .engine import EnginePreset, WordSubstitution
 from .llm_candidates import LLMCandidates
 from .rankers import Predictability
 from .scoring import CausalLMScore, ProposalOrder
@@ -26,7 +25,7 @@ from .search import DetectorGreedy
 __all__ = ["RAFT"]
 
 
-class RAFT(WordSubstitution):
+class RAFT(EnginePreset):
     """RAFT's black-box word-substitution attack on a target detector (registered as ``"raft"``).
 
     - ``target``: the detector to fool (a name, a table or a Detector; only its
@@ -78,10 +77,9 @@ class RAFT(WordSubstitution):
         self.device = device
         self._validate()
 
-    def _validate(self) -> None:
+    def _check(self) -> None:
         from .targets import check_detector_spec, check_train_spec
 
-        Attack._validate(self)
         if isinstance(self.k, bool) or not isinstance(self.k, (int, np.integer)):
             raise TypeError(f"RAFT: k (replacements asked per word) must be an int >= 1, got {type(self.k).__name__}")
         if self.k < 1:
@@ -102,13 +100,8 @@ class RAFT(WordSubstitution):
             if det.learnable and not _is_fitted(det):
                 raise ValueError(f"RAFT: target {det.name!r} learns, so it needs target_train= a dataset name "
                                  f"(e.g. 'demo'), a table {{dataset = ..., n = ...}} or (texts, labels)")
-        self.__dict__.pop("_built", None)
-        self._build()  # checks every part's parameters now, naming the bad one
 
-    def _build(self) -> WordSubstitution:
-        built = self.__dict__.get("_built")
-        if built is not None:
-            return built
+    def assemble(self) -> WordSubstitution:
         cons = [NotStopword()] + ([SamePOS()] if self.pos else [])
         search = DetectorGreedy(self.target, self.target_train, max_queries=self.max_queries, batch=self.batched,
                                 seed=self.seed)
@@ -119,16 +112,5 @@ class RAFT(WordSubstitution):
         else:
             gens = [LLMCandidates(self.llm, k=self.k, device=self.device)]
             scorer = ProposalOrder()
-        built = WordSubstitution(gens, cons, scorer, search, rate=self.rate, seed=self.seed,
-                                 ranker=Predictability(self.proxy, device=self.device))
-        built.name = self.name  # same per-document stream as the preset
-        self.__dict__["_built"] = built
-        return built
-
-    def __setattr__(self, name, value):
-        super().__setattr__(name, value)
-        if name[:1] != "_":
-            self.__dict__.pop("_built", None)
-
-    def _parts(self):
-        return self._build()._parts()
+        return WordSubstitution(gens, cons, scorer, search, rate=self.rate, seed=self.seed,
+                                ranker=Predictability(self.proxy, device=self.device))

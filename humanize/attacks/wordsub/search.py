@@ -19,6 +19,7 @@ from humanize._params import ParamsMixin
 
 from .._casing import match_case
 from ._doc import Candidate, Doc
+from .targets import QueriesDetector, check_detector_spec, check_threshold, check_train_spec
 
 __all__ = ["Search", "TopScore", "DetectorGreedy", "sentence_variant"]
 
@@ -110,7 +111,7 @@ class TopScore(Search):
         return accepted[:k]  # a prefix of each sentence's kept list: every sentence state was checked
 
 
-class DetectorGreedy(Search):
+class DetectorGreedy(QueriesDetector, Search):
     """Detector-guided greedy search (RAFT, Wang et al. 2024; HMGC's surrogate loop, Zhou et al. 2024).
 
     Words are tried in the ranker's order (without one: by their best candidate's
@@ -142,14 +143,9 @@ class DetectorGreedy(Search):
         self._validate()
 
     def _validate(self) -> None:
-        from .targets import check_detector_spec, check_train_spec
-
         check_detector_spec("DetectorGreedy", "detector", self.detector)
         check_train_spec("DetectorGreedy", self.train)
-        sb = self.stop_below
-        if sb is not None and (isinstance(sb, bool) or not isinstance(sb, (int, float, np.integer, np.floating))
-                               or sb != sb):
-            raise TypeError(f"DetectorGreedy: stop_below must be None or a number, got {sb!r}")
+        check_threshold("DetectorGreedy", "stop_below", self.stop_below)
         mq = self.max_queries
         if mq is not None and (isinstance(mq, bool) or not isinstance(mq, (int, np.integer)) or mq < 1):
             raise ValueError(f"DetectorGreedy: max_queries must be None or an int >= 1, got {mq!r}")
@@ -158,21 +154,6 @@ class DetectorGreedy(Search):
         if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)):
             raise TypeError(f"DetectorGreedy: seed must be an int, got {type(self.seed).__name__}")
         self.__dict__.pop("_ready", None)
-
-    def __setattr__(self, name, value):
-        super().__setattr__(name, value)
-        if name[:1] != "_":
-            self.__dict__.pop("_ready", None)
-
-    def ready(self):
-        """The detector, fitted when it learns (once per process for the same detector, data and seed)."""
-        det = self.__dict__.get("_ready")
-        if det is None:
-            from .targets import ready_detector
-
-            det = self.__dict__["_ready"] = ready_detector(self.detector, self.train, int(self.seed),
-                                                           "DetectorGreedy", "detector")
-        return det
 
     def _score(self, doc: Doc, texts: list[str]) -> np.ndarray:
         det = self.ready()

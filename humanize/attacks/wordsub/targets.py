@@ -22,7 +22,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
-__all__ = ["build_detector", "training_set", "ready_detector", "check_detector_spec", "check_train_spec"]
+__all__ = ["build_detector", "training_set", "ready_detector", "check_detector_spec", "check_train_spec",
+           "check_threshold", "QueriesDetector"]
 
 _FITTED: "OrderedDict[str, Any]" = OrderedDict()
 _MAX_FITTED = 8
@@ -164,3 +165,37 @@ def ready_detector(spec: Any, train: Any, seed: int, owner: str = "attack", what
     while len(_FITTED) > _MAX_FITTED:
         _FITTED.popitem(last=False)
     return fitted
+
+
+def check_threshold(owner: str, name: str, value: Any) -> None:
+    """A score threshold: None or a real number (not a bool, not NaN)."""
+    import numpy as np
+
+    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating))
+                              or value != value):
+        raise TypeError(f"{owner}: {name} must be None or a number, got {type(value).__name__} {value!r}")
+
+
+class QueriesDetector:
+    """Mixin for a part that queries a detector: ``ready()`` gives it, fitted on ``train`` with ``seed``.
+
+    ``_detector_param`` names the attribute holding the detector spec. The fitted
+    detector comes from :func:`ready_detector`'s per-process cache (a ranker and a
+    search naming the same surrogate share one fit) and is dropped when a
+    parameter changes.
+    """
+
+    _detector_param = "detector"
+
+    def ready(self):
+        det = self.__dict__.get("_ready")
+        if det is None:
+            what = self._detector_param
+            det = self.__dict__["_ready"] = ready_detector(getattr(self, what), self.train, int(self.seed),
+                                                           type(self).__name__, what)
+        return det
+
+    def __setattr__(self, name, value):
+        super().__setattr__(name, value)
+        if name[:1] != "_":
+            self.__dict__.pop("_ready", None)
