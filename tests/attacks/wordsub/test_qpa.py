@@ -4,11 +4,10 @@ The constraints are recomputed from scratch: sentence split of the original,
 each changed sentence rebuilt from the edits, then perplexity, Flesch reading
 ease (textstat) and MiniLM cosine computed with the quality meters.
 """
-import blingfire
 import pytest
 import textstat
 
-from humanize.attacks import apply_edits
+from ._sentences import changed_sentences
 
 
 @pytest.fixture(scope="module")
@@ -18,20 +17,10 @@ def qpa_results(synonym, short_texts):
     return QPA(synonym).batch(short_texts[:2])
 
 
-def _changed_sentences(r):
-    _, spans = blingfire.text_to_sentences_and_offsets(r.original)
-    out = []
-    for s, e in spans:
-        inside = [(a - s, b - s, t) for a, b, t in r.edits if s <= a and b <= e]
-        if inside:
-            out.append((r.original[s:e], apply_edits(r.original[s:e], inside)))
-    return out
-
-
 def test_every_qpa_edit_satisfies_the_constraints_recomputed(qpa_results, smollm, minilm):
     from humanize.quality import perplexity, semantic_similarity
 
-    pairs = [p for r in qpa_results for p in _changed_sentences(r)]
+    pairs = [p for r in qpa_results for p in changed_sentences(r)]
     assert pairs, "QPA accepted no edit on the test texts"
     before = perplexity([a for a, _ in pairs], smollm)
     after = perplexity([b for _, b in pairs], smollm)

@@ -17,6 +17,8 @@ import pytest
 
 from humanize.attacks import apply_edits
 
+from ._sentences import changed_sentences
+
 #: pos=False: the invariants below do not depend on the POS filter, and SmolLM2-135M's lists rarely keep the POS,
 #: which would leave the target nothing to score
 RAFT_ARGS = dict(rate=0.2, k=4, pos=False)
@@ -159,16 +161,6 @@ def test_proposal_order_scores_follow_the_generators_order():
     assert [c.score for c in scored] == [0.0, -1.0, -2.0]
 
 
-def _changed_sentences(r):
-    _, spans = blingfire.text_to_sentences_and_offsets(r.original)
-    out = []
-    for s, e in spans:
-        inside = [(a - s, b - s, t) for a, b, t in r.edits if s <= a and b <= e]
-        if inside:
-            out.append((r.original[s:e], apply_edits(r.original[s:e], inside)))
-    return out
-
-
 def test_qpa_raft_keeps_only_swaps_passing_the_constraints(raft, runs, texts, smollm, minilm):
     import textstat
 
@@ -179,7 +171,7 @@ def test_qpa_raft_keeps_only_swaps_passing_the_constraints(raft, runs, texts, sm
     j = int(np.argmax([r.n_edits for r in runs]))
     r = qpa.apply(texts[j])
     assert r.info["target_swaps"] == runs[j].info["target_swaps"]
-    for a, b in _changed_sentences(r):
+    for a, b in changed_sentences(r):
         p0, p1 = perplexity([a, b], smollm)
         assert abs(p1 - p0) / p0 < 0.05 + 1e-6, (a, b)
         assert semantic_similarity([a], [b], minilm)[0] > 0.95 - 1e-6, (a, b)
