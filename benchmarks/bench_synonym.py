@@ -107,9 +107,9 @@ def main(argv=None) -> int:
         texts = [" ".join(t.split(" ")[: args.words]) for t in texts]
     warm, texts = texts[0], texts[1: 1 + args.docs]
     fast = Synonym()
-    gens, cand_cons, text_cons, budgets, scorer, search, _ = fast._parts()
-    slow = WordSubstitution(gens, cand_cons + text_cons + budgets, per_word_scorer_class()(scorer.lm), search,
-                            rate=fast.rate, seed=fast.seed)
+    p = fast._parts()
+    slow = WordSubstitution(p.generators, p.candidate_constraints + p.text_constraints + p.budgets,
+                            per_word_scorer_class()(p.scorer.lm), p.search, rate=fast.rate, seed=fast.seed)
     slow.name = fast.name  # same per-document stream: same number of swaps
     fast.apply(warm)  # loads every model; not timed
     words = statistics.mean(len(t.split()) for t in texts)
