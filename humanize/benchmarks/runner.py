@@ -65,10 +65,6 @@ def _batches(seq: list, size: int) -> list[list]:
     return [seq[i : i + size] for i in range(0, len(seq), size)]
 
 
-def _in_train(source_id: str, seed: int, fraction: float) -> bool:
-    return in_train_split(source_id, seed, fraction)
-
-
 def sample_rows(config: RunConfig) -> pd.DataFrame:
     """The clean human and machine rows of the run, with a ``split`` column (train/test)."""
     try:
@@ -88,7 +84,7 @@ def sample_rows(config: RunConfig) -> pd.DataFrame:
         raise ConfigError(f"dataset {config.dataset!r} with filters {config.filters} has no clean rows")
     if "split" not in rows.columns or rows["split"].isna().all():
         rows["split"] = [
-            "train" if _in_train(str(s), config.seed, config.train_fraction) else "test" for s in rows["source_id"]
+            "train" if in_train_split(str(s), config.seed, config.train_fraction) else "test" for s in rows["source_id"]
         ]
     rows["text_hash"] = rows["generation"].map(text_hash)
     return rows

@@ -16,13 +16,10 @@ from typing import Any
 
 from humanize.models import DEFAULT_CAUSAL_LM
 
-from .candidates import MaskedLMFill, VectorNeighbours, WordNetSynonyms
-from .constraints import MLMProbability, NotStopword, SamePOS, WordCosine
 from .engine import EnginePreset, WordSubstitution
 from .importance import SurrogateImportance
-from .scoring import CausalLMScore, MLMScore
+from .presets import synonym_parts
 from .search import DetectorGreedy
-from .text_constraints import MaxWordsChanged, SentenceSimilarity
 
 __all__ = ["HMGC"]
 
@@ -101,22 +98,7 @@ class HMGC(EnginePreset):
         check_threshold("HMGC", "threshold", self.threshold)  # stop when the surrogate's score is below it
 
     def assemble(self) -> WordSubstitution:
-        if self.mlm is not None:
-            gens = [MaskedLMFill(self.mlm, top_k=self.top_k, device=self.device)]
-            cons = [NotStopword(), MLMProbability(self.min_mlm_prob)]
-            scorer = MLMScore()
-        else:
-            gens = [WordNetSynonyms(), VectorNeighbours(self.vectors, k=self.neighbours)]
-            cons = [NotStopword()]
-            scorer = CausalLMScore(self.lm, device=self.device)
-        if self.min_cosine is not None:
-            cons.append(WordCosine(self.min_cosine, self.vectors))
-        if self.pos:
-            cons.append(SamePOS())
-        if self.max_share is not None:
-            cons.append(MaxWordsChanged(self.max_share))
-        if self.min_similarity is not None:
-            cons.append(SentenceSimilarity(self.min_similarity, device=self.device))
+        gens, cons, scorer = synonym_parts(self, cosine_optional=True)  # Synonym's candidates and filters
         ranker = SurrogateImportance(self.surrogate, self.train, weight=self.weight, method=self.importance,
                                      lm=self.lm, seed=self.seed, device=self.device, skip_below=self.threshold)
         search = DetectorGreedy(self.surrogate, self.train, stop_below=self.threshold,

@@ -67,23 +67,37 @@ class Synonym(EnginePreset):
             raise TypeError(f"Synonym: pos must be a bool, got {type(self.pos).__name__}")
 
     def assemble(self) -> WordSubstitution:
-        cos_space = self.vectors
-        if self.mlm is not None:
-            gens = [MaskedLMFill(self.mlm, top_k=self.top_k, window=self.window, device=self.device)]
-            cons = [NotStopword(), MLMProbability(self.min_mlm_prob)]
-            scorer = MLMScore()
-        else:
-            gens = [WordNetSynonyms(), VectorNeighbours(self.vectors, k=self.neighbours)]
-            cons = [NotStopword()]
-            scorer = CausalLMScore(self.lm, device=self.device)
-        cons.append(WordCosine(self.min_cosine, cos_space))
-        if self.pos:
-            cons.append(SamePOS(window=self.pos_window))
-        if self.max_share is not None:
-            cons.append(MaxWordsChanged(self.max_share))
-        if self.min_similarity is not None:
-            cons.append(SentenceSimilarity(self.min_similarity, device=self.device))
+        gens, cons, scorer = synonym_parts(self)
         return WordSubstitution(gens, cons, scorer, TopScore(), rate=self.rate, seed=self.seed)
+
+
+def synonym_parts(preset: Any, cosine_optional: bool = False) -> tuple[list, list, Any]:
+    """``(generators, constraints, scorer)`` of a synonym-style preset (Synonym, HMGC), from its attributes.
+
+    With ``mlm``: masked-LM fill-in (``top_k``, ``window``), probability >= ``min_mlm_prob``,
+    ranked by it; without: WordNet synonyms and ``neighbours`` word-vector neighbours,
+    ranked by the causal LM ``lm``. Then the word-vector cosine >= ``min_cosine``
+    (``cosine_optional``: None drops it), same POS in ±``pos_window`` words when ``pos``,
+    the ``max_share`` budget and the ``min_similarity`` sentence floor when set.
+    """
+    p = preset
+    if p.mlm is not None:
+        gens = [MaskedLMFill(p.mlm, top_k=p.top_k, window=getattr(p, "window", 20), device=p.device)]
+        cons = [NotStopword(), MLMProbability(p.min_mlm_prob)]
+        scorer = MLMScore()
+    else:
+        gens = [WordNetSynonyms(), VectorNeighbours(p.vectors, k=p.neighbours)]
+        cons = [NotStopword()]
+        scorer = CausalLMScore(p.lm, device=p.device)
+    if p.min_cosine is not None or not cosine_optional:
+        cons.append(WordCosine(p.min_cosine, p.vectors))
+    if p.pos:
+        cons.append(SamePOS(window=getattr(p, "pos_window", 4)))
+    if p.max_share is not None:
+        cons.append(MaxWordsChanged(p.max_share))
+    if p.min_similarity is not None:
+        cons.append(SentenceSimilarity(p.min_similarity, device=p.device))
+    return gens, cons, scorer
 
 
 class QPA(Attack):

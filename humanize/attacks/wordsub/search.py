@@ -21,7 +21,7 @@ from .._casing import match_case
 from ._doc import Candidate, Doc
 from .targets import QueriesDetector, check_detector_spec, check_threshold, check_train_spec
 
-__all__ = ["Search", "TopScore", "DetectorGreedy", "sentence_variant"]
+__all__ = ["Search", "TopScore", "DetectorGreedy", "sentence_variant", "passes_all"]
 
 
 def _order(c: Candidate) -> tuple:
@@ -40,6 +40,18 @@ def sentence_variant(doc: Doc, sentence: int, swaps: Sequence[Candidate]) -> str
         pos = e
     parts.append(doc.text[pos:hi])
     return "".join(parts)
+
+
+def passes_all(text_constraints: Sequence, originals: list[str], variants: list[str], doc: Doc) -> np.ndarray:
+    """Which (original, variant) sentence pairs pass every text constraint; each constraint sees only the
+    pairs the ones before it passed (cheapest first), in one batch."""
+    ok = np.ones(len(variants), dtype=bool)
+    for con in text_constraints:
+        todo = np.flatnonzero(ok)
+        if len(todo) == 0:
+            break
+        ok[todo] = con.check([originals[j] for j in todo], [variants[j] for j in todo], doc)
+    return ok
 
 
 class Search(ParamsMixin):
@@ -94,12 +106,7 @@ class TopScore(Search):
                 break
             originals = [sentence_variant(doc, s, []) for s, _, _ in trials]
             variants = [sentence_variant(doc, s, kept[s] + [c]) for s, _, c in trials]
-            ok = np.ones(len(trials), dtype=bool)
-            for con in text_constraints:
-                todo = np.flatnonzero(ok)
-                if len(todo) == 0:
-                    break
-                ok[todo] = con.check([originals[j] for j in todo], [variants[j] for j in todo], doc)
+            ok = passes_all(text_constraints, originals, variants, doc)
             for (s, i, c), good in zip(trials, ok):
                 if good:
                     kept[s].append(c)
@@ -200,12 +207,7 @@ class DetectorGreedy(QueriesDetector, Search):
                 mine = [c for c in kept if doc.sentence_of[c.word] == s]
                 original = sentence_variant(doc, s, [])
                 variants = [sentence_variant(doc, s, mine + [c]) for c in options]
-                ok = np.ones(len(options), dtype=bool)
-                for con in text_constraints:
-                    todo = np.flatnonzero(ok)
-                    if len(todo) == 0:
-                        break
-                    ok[todo] = con.check([original] * len(todo), [variants[j] for j in todo], doc)
+                ok = passes_all(text_constraints, [original] * len(options), variants, doc)
                 options = [c for c, good in zip(options, ok) if good]
             if budget is not None:
                 options = options[: max(0, budget - used)]
