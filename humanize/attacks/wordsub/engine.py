@@ -151,7 +151,7 @@ class WordSubstitution(Attack):
         if order is not None and parts.offer == "top_k":
             order = order[:k]
         # no model work when nothing will change; with a ranker, candidates for the words it offers only
-        cands = self.candidates_for(doc, order)[1] if k else {}
+        cands = self.candidates_for(doc, eligible if order is None else order)[1] if k else {}
         if not k:
             chosen = []
         elif order is None:

@@ -1,10 +1,11 @@
 """Word rankers: which words to attack first (RAFT's proxy-LM predictability, HMGC's importance).
 
 A :class:`WordRanker` orders a document's eligible words, most worth attacking
-first. The engine takes the first ``k`` of that order (``k`` = θ x eligible
-words, capped by :class:`~.text_constraints.MaxWordsChanged`), asks the
-candidate generators only for those words, and hands the order to the search,
-which tries them in turn. Without a ranker the engine proposes candidates for
+first. The engine offers the search the first ``k`` of that order (``k`` = θ x
+eligible words, capped by :class:`~.text_constraints.MaxWordsChanged`; RAFT) or
+the whole order with ``k`` capping the kept swaps (``offer="all"``; HMGC), asks
+the candidate generators only for the offered words, and hands the order to the
+search, which tries them in turn. Without a ranker the engine proposes candidates for
 every eligible word and the search orders them by candidate score (RAID synonym).
 """
 from __future__ import annotations
