@@ -44,11 +44,14 @@ def gpt2_spans(text: str) -> np.ndarray:
     if not data:
         return np.zeros((0, 2), dtype=np.int64)
     _, _, ends = bf.utf8text_to_ids_with_offsets(handle, data, len(data) + 8, 0, True)
+    # blingfire's byte ends for tokens it makes from nothing but whitespace are not reliable: -1 here,
+    # past the end of the text on other machines (seen in CI for " "). Keep them inside the text, in order.
+    ends = np.maximum.accumulate(np.clip(np.asarray(ends, dtype=np.int64), -1, len(data) - 1))
     # byte offsets (inclusive ends) -> character offsets
     cp = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
     width = 1 + (cp >= 0x80).astype(np.int64) + (cp >= 0x800) + (cp >= 0x10000)  # UTF-8 bytes per char
     char_at = np.concatenate([[0], np.cumsum(width)])
-    end_chars = np.searchsorted(char_at, np.asarray(ends, dtype=np.int64) + 1, side="left")
+    end_chars = np.searchsorted(char_at, ends + 1, side="left")
     starts = np.concatenate([[0], end_chars[:-1]])
     return np.stack([starts, end_chars], axis=1).astype(np.int64)
 
