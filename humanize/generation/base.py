@@ -1,0 +1,137 @@
+"""One interface for every text generator the rewriting attacks use (TH-Bench §2.2).
+
+A :class:`Generator` turns requests into generations. A request is a chat (a
+tuple of ``(role, content)`` pairs) or, for a seq2seq paraphraser, a plain
+prompt string, plus a per-request ``seed``: a sampled output depends on its
+request and seed only, never on the batch it was sent with, its position or
+the process (the attacks derive the seed from the document, see
+:func:`humanize.attacks.document_seed`).
+
+Back ends: :class:`~humanize.generation.local.LocalChat` (a transformers causal
+LM, batched), :class:`~humanize.generation.endpoint.EndpointChat` (any
+OpenAI-compatible server) and :class:`~humanize.generation.dipper.Dipper` (the
+T5 paraphraser). Every back end reports ``queries``, ``api_tokens_in`` (prompt
+tokens) and ``api_tokens_out`` (completion tokens) to the cost meters running
+around the call (:func:`humanize.cost.report`), and returns the same counts per
+generation so attacks can put them in ``AttackResult.info``.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple, Optional, Sequence, Union
+
+from humanize._params import ParamsMixin
+
+__all__ = ["Request", "Generation", "Generator", "chat", "check_requests", "report_usage"]
+
+Messages = tuple  # ((role, content), ...)
+
+
+class Request(NamedTuple):
+    """One generation request.
+
+    ``messages``: a chat, ``((role, content), ...)`` with roles ``system``, ``user``
+    or ``assistant``; or a plain ``str`` prompt (seq2seq back ends). ``seed``: the
+    request's own sampling seed. ``max_new_tokens``: overrides the generator's.
+    ``answer_start``: text the answer is started with (local back ends put it after
+    the generation prompt; endpoints send it as a final assistant turn where allowed);
+    the returned text does not repeat it.
+    """
+
+    messages: Union[Messages, str]
+    seed: int = 0
+    max_new_tokens: Optional[int] = None
+    answer_start: str = ""
+
+
+class Generation(NamedTuple):
+    """What came back: the text, its token counts and why it stopped (``"stop"`` or ``"length"``)."""
+
+    text: str
+    tokens_in: int
+    tokens_out: int
+    finish_reason: str = "stop"
+
+
+def chat(user: str, system: Optional[str] = None) -> Messages:
+    """A one-turn chat, with an optional system message."""
+    turns = [("system", system)] if system else []
+    return tuple(turns + [("user", user)])
+
+
+_ROLES = ("system", "user", "assistant")
+
+
+def check_requests(owner: str, requests: Any, *, plain: bool = False) -> list[Request]:
+    """``requests`` as a list of :class:`Request`, or a TypeError/ValueError naming what is wrong.
+
+    ``plain=True`` (seq2seq back ends) wants string prompts, otherwise chats.
+    """
+    if isinstance(requests, (Request, str)) or not isinstance(requests, (list, tuple)):
+        raise TypeError(f"{owner}.generate expects a list of Request, got {type(requests).__name__}")
+    out = []
+    for i, r in enumerate(requests):
+        if not isinstance(r, Request):
+            raise TypeError(f"{owner}.generate: item {i} is a {type(r).__name__}, not a Request")
+        if plain:
+            if not isinstance(r.messages, str):
+                raise TypeError(f"{owner} takes plain prompt strings, request {i} holds a {type(r.messages).__name__}")
+        else:
+            if isinstance(r.messages, str) or not isinstance(r.messages, (tuple, list)) or not r.messages:
+                raise TypeError(f"{owner} takes chats ((role, content), ...); request {i} holds "
+                                f"{type(r.messages).__name__} {str(r.messages)[:40]!r}")
+            for turn in r.messages:
+                if (not isinstance(turn, (tuple, list)) or len(turn) != 2 or turn[0] not in _ROLES
+                        or not isinstance(turn[1], str)):
+                    raise TypeError(f"{owner}: request {i} has a turn {turn!r}; want (role, str) with role in {_ROLES}")
+        if isinstance(r.seed, bool) or not isinstance(r.seed, int):
+            raise TypeError(f"{owner}: request {i} seed must be an int, got {type(r.seed).__name__}")
+        if r.max_new_tokens is not None and (isinstance(r.max_new_tokens, bool) or not isinstance(r.max_new_tokens, int)
+                                             or r.max_new_tokens < 1):
+            raise ValueError(f"{owner}: request {i} max_new_tokens must be an int >= 1, got {r.max_new_tokens!r}")
+        out.append(r)
+    return out
+
+
+def check_sampling(owner: str, temperature: Any, top_p: Any, max_new_tokens: Any) -> None:
+    """The sampling parameters every back end shares: temperature >= 0 (0 = greedy), 0 < top_p <= 1."""
+    for name, value in (("temperature", temperature), ("top_p", top_p)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise TypeError(f"{owner}: {name} must be a finite number, got {value!r}")
+    if temperature < 0:
+        raise ValueError(f"{owner}: temperature must be >= 0 (0 decodes greedily), got {temperature!r}")
+    if not 0 < top_p <= 1:
+        raise ValueError(f"{owner}: top_p must be in (0, 1], got {top_p!r}")
+    if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 1:
+        raise ValueError(f"{owner}: max_new_tokens must be an int >= 1, got {max_new_tokens!r}")
+
+
+def report_usage(generations: Sequence[Generation]) -> None:
+    """Tell the running cost meters about a batch of generations (queries and tokens)."""
+    from humanize.cost import report
+
+    if generations:
+        report(queries=len(generations), api_tokens_in=sum(g.tokens_in for g in generations),
+               api_tokens_out=sum(g.tokens_out for g in generations))
+
+
+class Generator(ParamsMixin):
+    """Base class: ``generate(requests) -> list[Generation]``, one per request, in order.
+
+    Subclasses store their constructor arguments (scikit-learn style), validate
+    them in ``_validate`` and load nothing before the first ``generate``.
+    ``kind`` is ``"chat"`` (requests are chats) or ``"seq2seq"`` (plain prompts).
+    """
+
+    kind: str = "chat"
+    name: str = "generator"
+
+    def generate(self, requests: Sequence[Request]) -> list[Generation]:
+        raise NotImplementedError(f"{type(self).__name__} must implement generate()")
+
+    def __call__(self, prompts: Sequence[str], seed: int = 0) -> list[str]:
+        """Convenience: one user turn per prompt (or plain prompts), every request seeded ``seed + i``."""
+        if isinstance(prompts, str):
+            raise TypeError(f"{type(self).__name__}() expects a list of prompts, got a single str")
+        reqs = [Request(p if self.kind == "seq2seq" else chat(p), seed + i) for i, p in enumerate(prompts)]
+        return [g.text for g in self.generate(reqs)]
