@@ -20,6 +20,7 @@ _REGISTRY: dict[str, "str | type[Detector]"] = {
     "lrr": "humanize.detectors.metric:LRR",
     "fast_detectgpt": "humanize.detectors.fast_detectgpt:FastDetectGPT",
     "binoculars": "humanize.detectors.binoculars:Binoculars",
+    "binoculars_qwen": "humanize.detectors.binoculars_qwen:BinocularsQwen",  # offline pair (opt-in Qwen extras)
     "metric_lr": "humanize.detectors.metric_lr:MetricFeaturesLR",
     # model-based: Hugging Face sequence classifiers (hf_classifier.py) and learned detectors
     "hf_classifier": "humanize.detectors.hf_classifier:HFClassifier",

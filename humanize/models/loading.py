@@ -246,11 +246,12 @@ def _packaged_dir(alias) -> tuple[str, Optional[str]]:
     if gguf_file is None:
         return str(directory), "packaged"
     convert_gguf(Path(directory), gguf_file, target, alias=alias.alias, version=alias.version)
-    if alias.alias == "gemma-3-270m":  # the assembled file is only an intermediate
-        try:
-            (Path(directory) / gguf_file).unlink()
-        except OSError:
-            pass
+    if Path(directory).resolve() == cache_dir("gguf").resolve():  # a file assembled from parts: an intermediate
+        for leftover in (gguf_file, gguf_file + ".sha256"):
+            try:
+                (Path(directory) / leftover).unlink()
+            except OSError:
+                pass
     return str(target), "converted-from-gguf"
 
 

