@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-from humanize import attacks, detectors
+from humanize import attacks, detectors, generation
 from humanize._params import ParamsMixin
 from humanize.attacks import Attack
 from humanize.attacks.format import ImposeFormat
@@ -23,8 +23,11 @@ def _profile():
 
 
 def _every_object():
-    objs = [attacks.get(n, seed=5) for n in attacks.available() if n not in ("impose_format", "pipeline")]
+    objs = [attacks.get(n, seed=5) for n in attacks.available() if n not in ("impose_format", "pipeline", "blend")]
     objs += [ImposeFormat(_profile(), rate=0.5), Pipeline([attacks.Homoglyph(rate=0.1), attacks.Whitespace()])]
+    objs += [attacks.Blend([attacks.Homoglyph(rate=0.1), "upper_lower"], seed=5)]
+    objs += [generation.resolve_generator(g) for g in
+             ("smollm2-135m-instruct", "dipper", {"backend": "endpoint", "base_url": "http://127.0.0.1:9/v1"})]
     objs += [detectors.get(n, **_DETECTOR_ARGS.get(n, {})) for n in detectors.available()]
     objs += [QualityMeter(), QualityMeter(meters=["rouge_l"], batch_size=2)]
     return objs

@@ -25,6 +25,15 @@ _REGISTRY: dict[str, "str | type[Attack]"] = {
     "qpa": "humanize.attacks.wordsub.presets:QPA",  # TH-Bench App. G: quality constraints on an engine attack
     "raft": "humanize.attacks.wordsub.raft:RAFT",
     "hmgc": "humanize.attacks.wordsub.hmgc:HMGC",  # Zhou et al. 2024 (TH-Bench §2.2): surrogate-guided swaps
+    # Generation attacks (TH-Bench §2.2): a language model rewrites the text (humanize.attacks.generation)
+    "paraphrase": "humanize.attacks.generation.paraphrase:Paraphrase",  # DIPPER (Krishna et al. 2023) or a chat LLM
+    "recursion": "humanize.attacks.generation.paraphrase:Recursion",  # Sadasivan et al. 2023; TH-Bench §4.1
+    "prompt": "humanize.attacks.generation.prompt:Prompt",  # Xu et al. 2023 (PromptAttack), TH-Bench's Prompt
+    "qpa_prompt": "humanize.attacks.generation.prompt:QPAPrompt",  # TH-Bench App. G: Prompt + quality instruction
+    "toblend": "humanize.attacks.generation.toblend:TOBLEND",  # Huang et al. 2024; TH-Bench §2.2, §4.1
+    "qpa_toblend": "humanize.attacks.generation.toblend:QPA_TOBLEND",  # TH-Bench App. G, Algorithm 2
+    # Sentence-level blending of any attacks (TH-Bench App. H)
+    "blend": "humanize.attacks.blend:Blend",
     # Format counterfactuals (artifact-reliance paper, Section 5.1)
     "strip_format": "humanize.attacks.format:StripFormat",
     "impose_format": "humanize.attacks.format:ImposeFormat",

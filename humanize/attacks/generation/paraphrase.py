@@ -1,0 +1,216 @@
+"""Paraphrase attacks: one pass through a paraphraser, and Recursion (TH-Bench §2.2, §4.1; RAID §3.6).
+
+:class:`Paraphrase` rewrites a document with DIPPER (Krishna et al. 2023, RAID's
+settings, see :mod:`humanize.generation.dipper`) or with a chat LLM told to paraphrase
+(local, or any OpenAI-compatible endpoint). :class:`Recursion` paraphrases the previous
+output again, ``depth`` times (Sadasivan et al. 2023, "Can AI-Generated Text be Reliably
+Detected?"; TH-Bench §4.1 uses DIPPER with depth 5).
+
+Chat back ends get the document ``chunk_sentences`` sentences at a time (a chunk never
+spans a line break, so paragraphs keep their layout; an overlong sentence is cut at
+whitespace), one request per chunk and all documents' chunks in one ``generate`` call; the
+whitespace between chunks is kept from the original. Chat models often wrap their answer: a first line that
+announces it (``"Here is the paraphrased text:"``, ``"Sure! ..."`` ending in a colon), a
+leading label (``"Paraphrase:"``) and quotes around the whole answer (when the chunk
+itself is not quoted) are removed; nothing else is touched. A chunk whose answer is then
+empty keeps its original text, counted in ``info["kept_chunks"]``; answers cut short by the
+generator's token limit are counted in ``info["truncated_chunks"]``.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from humanize.generation.base import Generator, Request, chat
+
+from .rewrite import RewriteAttack, add_usage, resolve_paraphraser
+
+__all__ = ["Paraphrase", "Recursion", "clean_answer", "DEFAULT_INSTRUCTION"]
+
+DEFAULT_INSTRUCTION = ("Paraphrase the following text. Keep its meaning, its facts and about its length, and change "
+                       "the wording. Reply with the paraphrased text only.")
+#: Longest chunk sent to a chat model, in characters: one overlong sentence is cut at whitespace.
+MAX_CHUNK_CHARS = 2000
+
+_ANNOUNCE = re.compile(r"^(?:sure|certainly|of course|okay|ok|here|below|this is|the following)\b[^\n]{0,120}:\s*\n?",
+                       re.IGNORECASE)
+_LABEL = re.compile(r"^(?:paraphrased?(?: text| version)?|rewritten(?: text| version)?|rephrased(?: text)?"
+                    r"|rewrite|output|answer)\s*:\s*", re.IGNORECASE)
+_QUOTES = {'"': '"', "“": "”", "'": "'", "«": "»", "„": "“"}
+
+
+def clean_answer(answer: str, original: str = "") -> str:
+    """A chat model's paraphrase without its chat noise (see the module docstring); conservative."""
+    text = answer.strip()
+    m = _ANNOUNCE.match(text)
+    if m and text[m.end():].strip():
+        text = text[m.end():].strip()
+    text = _LABEL.sub("", text, count=1).strip()
+    close = _QUOTES.get(text[:1])
+    if (close and len(text) >= 2 and text.endswith(close) and not original.lstrip().startswith(text[0])
+            and close not in text[1:-1] and text[0] not in text[1:-1]):
+        text = text[1:-1].strip()
+    return text
+
+
+def _is_paraphraser_spec(value: Any) -> bool:
+    return isinstance(value, (Generator, str, dict))
+
+
+def _counts(chunks: int, kept: int, generations) -> dict:
+    """Chunks sent, chunks that kept their original text, answers cut by the token limit."""
+    return {"chunks": chunks, "kept_chunks": kept,
+            "truncated_chunks": sum(g.finish_reason == "length" for g in generations)}
+
+
+class Paraphrase(RewriteAttack):
+    """Rewrite each document with a paraphraser.
+
+    ``paraphraser``: a chat :class:`~humanize.generation.Generator`, a model name,
+    ``"endpoint:<model>"``, a dict with ``"backend"``, or ``"dipper"`` / a
+    :class:`~humanize.generation.dipper.Dipper` (which windows the document itself,
+    ``sent_interval`` sentences at a time, and ignores ``chunk_sentences`` and
+    ``instruction``). ``info``: ``chunks``, ``kept_chunks``, ``truncated_chunks`` and the usage.
+    """
+
+    name = "paraphrase"
+
+    def __init__(self, paraphraser: Any = "smollm2-135m-instruct", seed: int = 0, chunk_sentences: int = 3,
+                 instruction: str = DEFAULT_INSTRUCTION):
+        self.paraphraser = paraphraser
+        self.seed = seed
+        self.chunk_sentences = chunk_sentences
+        self.instruction = instruction
+        self._validate()
+
+    def _validate(self) -> None:
+        super()._validate()
+        if not _is_paraphraser_spec(self.paraphraser):
+            raise TypeError(f"Paraphrase: paraphraser must be a Generator, a model name, 'endpoint:<model>', "
+                            f"'dipper' or a dict with 'backend', got {type(self.paraphraser).__name__}")
+        if isinstance(self.paraphraser, str) and not self.paraphraser.strip():
+            raise ValueError("Paraphrase: paraphraser must not be empty; give a model name, 'endpoint:<model>' "
+                             "or 'dipper'")
+        c = self.chunk_sentences
+        if isinstance(c, bool) or not isinstance(c, int):
+            raise TypeError(f"Paraphrase: chunk_sentences must be an int >= 1, got {type(c).__name__}")
+        if c < 1:
+            raise ValueError(f"Paraphrase: chunk_sentences must be >= 1, got {c!r}")
+        if not isinstance(self.instruction, str):
+            raise TypeError(f"Paraphrase: instruction must be a str, got {type(self.instruction).__name__}")
+        if not self.instruction.strip():
+            raise ValueError("Paraphrase: instruction must not be empty")
+
+    def generator(self) -> Generator:
+        """The paraphraser as a :class:`Generator` (resolved once per parameter value)."""
+        found = self.__dict__.get("_resolved")
+        if found is not None and found[0] is self.paraphraser:
+            return found[1]
+        gen = resolve_paraphraser("Paraphrase", self.paraphraser)
+        if gen.kind == "seq2seq" and not callable(getattr(gen, "paraphrase_documents", None)):
+            raise TypeError(f"Paraphrase: the seq2seq paraphraser {type(gen).__name__} has no paraphrase_documents()")
+        self.__dict__["_resolved"] = (self.paraphraser, gen)
+        return gen
+
+    def provenance(self) -> dict:
+        """As every attack's, with a paraphraser given by name replaced by its back end's (model identity)."""
+        out = super().provenance()
+        if not isinstance(self.paraphraser, Generator):
+            out["params"]["paraphraser"] = self.generator().provenance()
+        return out
+
+    def _seed(self, text: str, chunk: int, step: int) -> int:
+        # step 0 is a plain Paraphrase; Recursion's later steps get seeds of their own
+        return self.request_seed(text, (step << 32) | chunk)
+
+    def rewrite(self, texts: list[str], step: int = 0) -> list[tuple[str, dict]]:
+        """``(paraphrase, info)`` per document; ``step`` (Recursion's step) only changes the seeds."""
+        gen = self.generator()
+        if gen.kind == "seq2seq":
+            done = gen.paraphrase_documents(texts, [self._seed(t, 0, step) for t in texts])
+            return [(new, add_usage(_counts(len(gens), sum(not g.text.strip() for g in gens), gens), gens))
+                    for new, gens in done]
+        from humanize.generation.dipper import sentence_groups
+
+        fits = (lambda s: len(s) <= MAX_CHUNK_CHARS)
+        plans = [sentence_groups(t, self.chunk_sentences, fits) for t in texts]
+        reqs = [Request(chat(f"{self.instruction}\n\n{t[a:b]}"), self._seed(t, k, step))
+                for t, plan in zip(texts, plans) for k, (a, b) in enumerate(plan)]
+        gens = gen.generate(reqs) if reqs else []
+        out, pos = [], 0
+        for t, plan in zip(texts, plans):
+            mine = gens[pos:pos + len(plan)]
+            pos += len(plan)
+            parts, at, kept = [], 0, 0
+            for (a, b), g in zip(plan, mine):
+                new = clean_answer(g.text, t[a:b])
+                kept += not new
+                parts += [t[at:a], new or t[a:b]]
+                at = b
+            parts.append(t[at:])
+            out.append(("".join(parts), add_usage(_counts(len(plan), kept, mine), mine)))
+        return out
+
+
+class Recursion(RewriteAttack):
+    """Paraphrase the previous output again, ``depth`` times (Sadasivan et al. 2023; TH-Bench §4.1).
+
+    ``paraphraser``: a :class:`Paraphrase` (used as given, with its own seed) or anything
+    :class:`Paraphrase` accepts (wrapped as ``Paraphrase(paraphraser, seed=seed)``).
+    Step ``s`` gets its own sampling seeds. ``info["steps"]``: per step the output length
+    in characters and that step's usage; the top-level usage counts are their sums.
+    """
+
+    name = "recursion"
+
+    def __init__(self, paraphraser: Any = "dipper", depth: int = 5, seed: int = 0):
+        self.paraphraser = paraphraser
+        self.depth = depth
+        self.seed = seed
+        self._validate()
+
+    def _validate(self) -> None:
+        super()._validate()
+        if not isinstance(self.paraphraser, Paraphrase) and not _is_paraphraser_spec(self.paraphraser):
+            raise TypeError(f"Recursion: paraphraser must be a Paraphrase attack or anything Paraphrase accepts "
+                            f"(a Generator, a model name, 'dipper', a dict), got {type(self.paraphraser).__name__}")
+        if isinstance(self.paraphraser, str) and not self.paraphraser.strip():
+            raise ValueError("Recursion: paraphraser must not be empty")
+        if isinstance(self.depth, bool) or not isinstance(self.depth, int):
+            raise TypeError(f"Recursion: depth must be an int >= 1, got {type(self.depth).__name__}")
+        if self.depth < 1:
+            raise ValueError(f"Recursion: depth must be >= 1, got {self.depth!r}")
+
+    def paraphrase_attack(self) -> Paraphrase:
+        """The one-pass attack each step runs."""
+        if isinstance(self.paraphraser, Paraphrase):
+            return self.paraphraser
+        found = self.__dict__.get("_wrapped")
+        if found is not None and found[0] is self.paraphraser and found[1] == self.seed:
+            return found[2]
+        attack = Paraphrase(self.paraphraser, seed=self.seed)
+        self.__dict__["_wrapped"] = (self.paraphraser, self.seed, attack)
+        return attack
+
+    def provenance(self) -> dict:
+        """As every attack's, with a paraphraser given by name replaced by the Paraphrase it runs."""
+        out = super().provenance()
+        if not isinstance(self.paraphraser, Paraphrase):
+            out["params"]["paraphraser"] = self.paraphrase_attack().provenance()
+        return out
+
+    def rewrite(self, texts: list[str]) -> list[tuple[str, dict]]:
+        para = self.paraphrase_attack()
+        current = list(texts)
+        infos: list[dict] = [{"steps": []} for _ in texts]
+        for step in range(self.depth):
+            todo = [i for i, t in enumerate(current) if t.strip()]
+            done = para.rewrite([current[i] for i in todo], step=step) if todo else []
+            for i, (new, info) in zip(todo, done):
+                current[i] = new
+                infos[i]["steps"].append({"chars": len(new), **{k: v for k, v in info.items()
+                                                                if k.startswith("llm_") or k.endswith("chunks")}})
+        for info in infos:
+            for key in ("llm_queries", "llm_tokens_in", "llm_tokens_out"):
+                info[key] = sum(s.get(key, 0) for s in info["steps"])
+        return list(zip(current, infos))

@@ -1,0 +1,275 @@
+"""The prompt attack (TH-Bench §2.2, ref. [50]: Xu et al. 2023, "An LLM can Fool Itself", PromptAttack).
+
+The attack prompt has PromptAttack's three parts:
+
+1. *original input*: the sample with its ground-truth label ("machine-generated");
+2. *attack objective*: a new sample that keeps the meaning and is classified as human-written;
+3. *attack guidance*: one of PromptAttack's nine perturbation instructions (character level C1-C3,
+   word level W1-W3, sentence level S1-S3), then "only output the new text".
+
+The instructions keep PromptAttack's wording (TH-Bench keeps "the same prompt format and content as
+the paper", setup "Evading Attacks") with "sentence" read as "text", since a chunk may hold several sentences; the
+label sentence and objective follow its template with our labels.
+
+TH-Bench's Quality-Preserving Attack (QPA, Discussion and Appendix G) adds an instruction to keep the quality
+of the text; the paper does not print its wording, so ours is written from its description
+(fluent, coherent, semantically intact). ``Prompt(qpa=True)``, registered as ``qpa_prompt``.
+
+Chunking: a small local model cannot rewrite a long document in one go, so with
+``chunk_sentences=None`` a generator that runs a local model (one with ``loaded()``, i.e.
+:class:`~humanize.generation.local.LocalChat`) gets runs of ``LOCAL_CHUNK_SENTENCES`` (3)
+sentences, any other back end (an endpoint) the whole document. Text between chunks is kept.
+All chunks of all documents go to the generator in one ``generate`` call.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Optional, Sequence, Union
+
+from .._text import sentence_spans
+from ..base import document_random
+from .rewrite import RewriteAttack, add_usage, resolve_paraphraser
+
+__all__ = ["Prompt", "QPAPrompt", "GUIDANCE", "LOCAL_CHUNK_SENTENCES", "parse_answer"]
+
+#: Sentences per chunk for a local generator when ``chunk_sentences`` is None.
+LOCAL_CHUNK_SENTENCES = 3
+
+#: PromptAttack's perturbation instructions (Xu et al. 2023, C1-S3), by our name: (code, instruction).
+#: ``{unit}`` is what is being rewritten ("text").
+GUIDANCE = {
+    "typos": ("C1", "Choose at most two words in the {unit}, and change them so that they have typos."),
+    "letters": ("C2", "Change at most two letters in the {unit}."),
+    "extra_characters": ("C3", "Add at most two extraneous characters to the end of the {unit}."),
+    "synonyms": ("W1", "Replace at most two words in the {unit} with synonyms."),
+    "delete_words": ("W2", "Choose at most two words in the {unit} that do not contribute to its meaning "
+                           "and delete them."),
+    "neutral_words": ("W3", "Add at most two semantically neutral words to the {unit}."),
+    "handle": ("S1", "Add a randomly generated short meaningless handle after the {unit}, such as @fasuv3."),
+    "paraphrase": ("S2", "Paraphrase the {unit}."),
+    "syntax": ("S3", "Change the syntactic structure of the {unit}."),
+}
+_BY_CODE = {code: name for name, (code, _) in GUIDANCE.items()}
+
+#: The label the original carries and the one the attack aims for.
+LABEL, TARGET = "machine-generated", "human-written"
+UNIT = "text"
+#: QPA's quality instruction (TH-Bench App. G describes it; the wording is ours).
+QPA_INSTRUCTION = ("The new {unit} must keep the quality of the original: it stays fluent, coherent and "
+                   "grammatical, keeps every piece of information and its meaning, and stays close to the "
+                   "original's length, style and readability.")
+
+# An answer's lead-in ("Sure! Here is the new text:", "New text:") and trailing notes, which are not the text.
+_ACK = re.compile(r"\A\s*(?:sure|certainly|okay|ok|of course|absolutely|alright)\b[^\n]{0,60}?[!.]\s*", re.I)
+_ONLY_ACK = re.compile(r"\A(?:sure|certainly|okay|ok|of course|absolutely|alright)\s*[!.,]?\Z", re.I)
+_LEAD = re.compile(r"\A\s*(?:(?:here(?:'s|\s+is|\s+are)|below\s+is)\b[^\n:]{0,100}|(?:the\s+)?(?:new|rewritten|"
+                   r"modified|revised|paraphrased|updated)\s+(?:text|version|sentences?|passage|paragraph)\b"
+                   r"[^\n:]{0,60}|(?:output|answer))\s*:[ \t]*(?:\n\s*)?", re.I)
+_NOTE = re.compile(r"\n\s*\(?\s*(?:note|explanation)\s*:.*\Z", re.I | re.S)
+_DOUBLE = re.compile('["\u201c\u201d]')
+_QUOTED = re.compile('["\u201c]([^"\u201c\u201d]+)["\u201d]')
+_QUOTES = (('"', '"'), ("\u201c", "\u201d"), ("'", "'"), ("\u2018", "\u2019"), ("```", "```"), ("`", "`"))
+
+
+def parse_answer(answer: str, original: str = "") -> str:
+    """The new text in a model's answer: lead-ins, trailing notes and wrapping quotes removed.
+
+    When the answer wraps the text in prose (``The new text is "..."``) and ``original`` has no
+    double quotes of its own, the last double-quoted span at least half as long as ``original``
+    is taken (small models echo the original first, then give the new text).
+    """
+    text = answer.strip()
+    ack = _ACK.match(text)
+    if _ONLY_ACK.match(text):
+        return ""  # only "Sure!": no text
+    if ack and _LEAD.match(text[ack.end():]):
+        text = text[ack.end():]
+    lead = _LEAD.match(text)
+    if lead:
+        text = text[lead.end():]
+    text = _NOTE.sub("", text).strip()
+    for left, right in _QUOTES:
+        if len(text) > len(left) + len(right) and text.startswith(left) and text.endswith(right) \
+                and left not in text[len(left):-len(right)]:
+            return text[len(left):-len(right)].strip()
+    if original and not _DOUBLE.search(original):
+        quoted = [m.group(1).strip() for m in _QUOTED.finditer(text)]
+        quoted = [q for q in quoted if len(q) >= max(8, len(original.strip()) // 2)]
+        if quoted:
+            return quoted[-1]
+    return text
+
+
+def _guidance_name(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"Prompt: guidance entries must be str, got {type(value).__name__} {value!r}")
+    name = _BY_CODE.get(value.upper(), value)
+    if name not in GUIDANCE:
+        raise ValueError(f"Prompt: unknown guidance {value!r}; allowed: {', '.join(GUIDANCE)}, their codes "
+                         f"({', '.join(_BY_CODE)}), 'random' or a list of these")
+    return name
+
+
+class Prompt(RewriteAttack):
+    """Ask an LLM to rewrite a machine-generated text so that it reads as human-written (PromptAttack).
+
+    llm : generator spec (see :func:`humanize.generation.resolve_generator`): a chat model name,
+        ``"endpoint:<model>"``, a dict with ``backend``, or a :class:`~humanize.generation.Generator`
+    guidance : a perturbation instruction by name (``GUIDANCE``) or PromptAttack code (``"S2"``), a list
+        of them (one drawn per document with the seed), or ``"random"`` (any of the nine)
+    qpa : add TH-Bench's quality-preserving instruction (App. G)
+    chunk_sentences : sentences per request; None = 3 for a local model, the whole document otherwise
+    seed : drives the guidance draw and the sampling seeds (per document and chunk)
+    """
+
+    name = "prompt"
+    version = "1"
+
+    def __init__(self, llm: Any = "smollm2-135m-instruct", guidance: Union[str, Sequence[str]] = "paraphrase",
+                 qpa: bool = False, chunk_sentences: Optional[int] = None, seed: int = 0):
+        self.llm = llm
+        self.guidance = guidance
+        self.qpa = qpa
+        self.chunk_sentences = chunk_sentences
+        self.seed = seed
+        self._validate()
+
+    # -- parameters -----------------------------------------------------------------
+    def _validate(self) -> None:
+        super()._validate()
+        who = type(self).__name__
+        if isinstance(self.llm, str) and not self.llm.strip():
+            raise ValueError(f"{who}: llm must not be empty; give a model name, 'endpoint:<model>' or a dict")
+        from humanize.generation import Generator
+
+        if not isinstance(self.llm, (str, dict, Generator)):
+            raise TypeError(f"{who}: llm must be a model name, a dict with 'backend' or a Generator, "
+                            f"got {type(self.llm).__name__}")
+        self._guidance_pool()
+        if not isinstance(self.qpa, bool):
+            raise TypeError(f"{who}: qpa must be True or False, got {type(self.qpa).__name__} {self.qpa!r}")
+        c = self.chunk_sentences
+        if c is not None and (isinstance(c, bool) or not isinstance(c, int)):
+            raise TypeError(f"{who}: chunk_sentences must be None or an int >= 1, got {type(c).__name__} {c!r}")
+        if c is not None and c < 1:
+            raise ValueError(f"{who}: chunk_sentences must be None or an int >= 1, got {c!r}")
+
+    def _guidance_pool(self) -> tuple[str, ...]:
+        """The guidance names a document's instruction is drawn from (one name: no draw)."""
+        g = self.guidance
+        if isinstance(g, str):
+            return tuple(GUIDANCE) if g.lower() == "random" else (_guidance_name(g),)
+        if not isinstance(g, (list, tuple)):
+            raise TypeError(f"{type(self).__name__}: guidance must be a str or a list of str, got {type(g).__name__}")
+        if not g:
+            raise ValueError(f"{type(self).__name__}: guidance list must not be empty")
+        return tuple(_guidance_name(x) for x in g)
+
+    def generator(self):
+        """The resolved generator (built once per ``llm`` value; models load on the first generate)."""
+        cached = self.__dict__.get("_generator_cache")
+        if cached is None or cached[0] is not self.llm:
+            gen = resolve_paraphraser(type(self).__name__, self.llm)
+            if getattr(gen, "kind", "chat") != "chat":
+                raise TypeError(f"{type(self).__name__}: llm must be a chat generator; {type(gen).__name__} takes "
+                                f"plain prompts (use it with the paraphrase attacks)")
+            cached = (self.llm, gen)
+            self.__dict__["_generator_cache"] = cached
+        return cached[1]
+
+    def provenance(self) -> dict:
+        """As every attack's, with ``llm`` replaced by the resolved generator's provenance (model identity)."""
+        out = super().provenance()
+        from humanize._canonical import canonical
+
+        out["params"]["llm"] = canonical(self.generator(), f"{type(self).__name__}.llm")
+        return out
+
+    # -- the prompt -----------------------------------------------------------------
+    def document_guidance(self, text: str) -> str:
+        """The guidance name for ``text``: fixed, or drawn from the pool with the seed and the document."""
+        pool = self._guidance_pool()
+        if len(pool) == 1:
+            return pool[0]
+        return pool[document_random(int(self.seed), f"{self.name}/guidance", text).randrange(len(pool))]
+
+    def prompt_parts(self, text: str, guidance: Optional[str] = None) -> dict:
+        """The three parts of the attack prompt: ``original_input``, ``attack_objective``, ``attack_guidance``."""
+        name = _guidance_name(guidance) if guidance is not None else self.document_guidance(text)
+        conditions = [f"1. Keeping the semantic meaning of the new {UNIT} unchanged;",
+                      f"2. The new {UNIT} should be classified as {TARGET}."]
+        if self.qpa:
+            conditions.append("3. " + QPA_INSTRUCTION.format(unit=UNIT))
+        return {
+            "original_input": f'The original {UNIT} "{text}" is classified as {LABEL}.',
+            "attack_objective": f"Your task is to generate a new {UNIT} which must satisfy the following "
+                                f"conditions:\n" + "\n".join(conditions),
+            "attack_guidance": f"You can finish the task by modifying the {UNIT} using the following guidance:\n"
+                               f"{GUIDANCE[name][1].format(unit=UNIT)}\n"
+                               f"Only output the new {UNIT} without anything else.",
+        }
+
+    def build_prompt(self, text: str, guidance: Optional[str] = None) -> str:
+        """The user message: the three parts, one paragraph each."""
+        parts = self.prompt_parts(text, guidance)
+        return "\n\n".join((parts["original_input"], parts["attack_objective"], parts["attack_guidance"]))
+
+    # -- chunks ---------------------------------------------------------------------
+    def chunk_size(self) -> Optional[int]:
+        """Sentences per request: ``chunk_sentences``, or the rule in the module docstring (None = whole)."""
+        if self.chunk_sentences is not None:
+            return self.chunk_sentences
+        return LOCAL_CHUNK_SENTENCES if callable(getattr(self.generator(), "loaded", None)) else None
+
+    @staticmethod
+    def chunks(text: str, size: Optional[int]) -> list[tuple[int, int]]:
+        """``(start, end)`` of each run of ``size`` sentences (None: one span from first to last sentence)."""
+        spans = sentence_spans(text) or ([(0, len(text))] if text.strip() else [])
+        if not spans:
+            return []
+        step = len(spans) if size is None else size
+        return [(spans[i][0], spans[min(i + step, len(spans)) - 1][1]) for i in range(0, len(spans), step)]
+
+    # -- running --------------------------------------------------------------------
+    def rewrite(self, texts: list[str]) -> list[tuple[str, dict]]:
+        from humanize.generation import Request, chat
+
+        gen = self.generator()
+        size = self.chunk_size()
+        plans, requests = [], []
+        for text in texts:
+            guidance = self.document_guidance(text)
+            spans = self.chunks(text, size)
+            plans.append((guidance, spans))
+            requests.extend(Request(chat(self.build_prompt(text[a:b], guidance)), seed=self.request_seed(text, j))
+                            for j, (a, b) in enumerate(spans))
+        generations = gen.generate(requests) if requests else []
+        if len(generations) != len(requests):
+            raise RuntimeError(f"{type(gen).__name__} returned {len(generations)} generations "
+                               f"for {len(requests)} requests")
+        out, k = [], 0
+        for text, (guidance, spans) in zip(texts, plans):
+            mine = generations[k:k + len(spans)]
+            k += len(spans)
+            pieces, pos, kept, truncated = [], 0, 0, 0
+            for (a, b), g in zip(spans, mine):
+                new = parse_answer(g.text, text[a:b])
+                if not new:
+                    new, kept = text[a:b], kept + 1
+                truncated += g.finish_reason == "length"
+                pieces += [text[pos:a], new]
+                pos = b
+            pieces.append(text[pos:])
+            info = {"guidance": guidance, "chunks": len(spans), "kept_chunks": kept, "truncated_chunks": truncated}
+            out.append(("".join(pieces), add_usage(info, mine)))
+        return out
+
+
+class QPAPrompt(Prompt):
+    """:class:`Prompt` with TH-Bench's quality-preserving instruction on (App. G), registered as ``qpa_prompt``."""
+
+    name = "qpa_prompt"
+
+    def __init__(self, llm: Any = "smollm2-135m-instruct", guidance: Union[str, Sequence[str]] = "paraphrase",
+                 qpa: bool = True, chunk_sentences: Optional[int] = None, seed: int = 0):
+        super().__init__(llm=llm, guidance=guidance, qpa=qpa, chunk_sentences=chunk_sentences, seed=seed)
