@@ -6,7 +6,9 @@ Most attacks are a registry name plus parameters. Two need more than the registr
   of the profile's fields (``FormatProfile.to_dict()``) or ``{fit = "demo", label = "human"}``,
   fitted on that dataset's clean texts of that label (optionally with loader filters and ``n``);
 - ``pipeline`` runs its ``steps`` (attack specs: names or tables, each with its own ``rate``)
-  in order. A pipeline has no θ of its own, so a rate sweep does not apply to it.
+  in order. A pipeline has no θ of its own, so a rate sweep does not apply to it;
+- ``blend`` (TH-Bench Appendix H) takes ``attacks``, a list of attack specs (names or tables),
+  each built with the run's seed.
 """
 
 from __future__ import annotations
@@ -132,6 +134,12 @@ class AttackSpec:
         if self.name == "pipeline":
             return attacks.Pipeline([step.build(seed, step.expand()[0][1], train_fraction)
                                      for step in self.steps()])
+        if self.name == "blend" and isinstance(params.get("attacks"), (list, tuple)):
+            # each blended attack is a spec of its own (a name or a table), seeded by the run
+            specs = [a if not isinstance(a, (str, dict)) else attack_spec(a, "blended attack")
+                     for a in params["attacks"]]
+            params["attacks"] = [a.build(seed, a.expand()[0][1], train_fraction) if isinstance(a, AttackSpec) else a
+                                 for a in specs]
         if self.name == "impose_format" and "profile" in params:
             params["profile"] = resolve_profile(params["profile"], seed)
         return attacks.get(self.name, **{"seed": seed, **params})

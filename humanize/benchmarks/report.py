@@ -115,7 +115,7 @@ def quality_table(quality: pd.DataFrame) -> pd.DataFrame:
 
 def cost_table(cost: pd.DataFrame) -> pd.DataFrame:
     """Per attack: documents, mean wall/CPU seconds per document, docs/s, peak memory, edits per document,
-    and model / detector queries per document where an attack made any."""
+    and model / detector queries and generator prompt / completion tokens per document where an attack made any."""
     g = cost.groupby("attack", sort=True)
     table = pd.DataFrame({
         "docs": g.size(),
@@ -126,7 +126,8 @@ def cost_table(cost: pd.DataFrame) -> pd.DataFrame:
         "peak_gpu_mb": g["peak_gpu_mb"].max(),
         "edits_per_doc": g["n_edits"].mean(),
     })
-    for col, name in (("queries", "queries_per_doc"), ("detector_queries", "detector_queries_per_doc")):
+    for col, name in (("queries", "queries_per_doc"), ("detector_queries", "detector_queries_per_doc"),
+                      ("llm_tokens_in", "llm_tokens_in_per_doc"), ("llm_tokens_out", "llm_tokens_out_per_doc")):
         if col in cost.columns and pd.to_numeric(cost[col], errors="coerce").fillna(0).any():
             table[name] = g[col].apply(lambda v: pd.to_numeric(v, errors="coerce").mean())
     return table

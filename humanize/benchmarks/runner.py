@@ -98,6 +98,8 @@ def _attack_key(attack) -> str:
 
 #: The cost columns of the run's cost table, as stored per attack output.
 COST_COLUMNS = ("wall_s", "cpu_s", "peak_rss_mb", "peak_gpu_mb", "tokens_in", "tokens_out", "queries")
+#: Counts an attack reports in ``AttackResult.info`` that the cost table carries per document.
+INFO_COUNTS = ("detector_queries", "llm_tokens_in", "llm_tokens_out")
 
 
 def _run_attacks(config: RunConfig, store: ResultsStore, machine: pd.DataFrame, progress: bool, work: dict):
@@ -149,6 +151,9 @@ def _run_attacks(config: RunConfig, store: ResultsStore, machine: pd.DataFrame, 
             # texts a detector-guided attack sent to its target/surrogate (RAFT, HMGC), 0 for the others
             frame["detector_queries"] = [int((have[h].get("info") or {}).get("detector_queries", 0) or 0)
                                          for h in frame["input_hash"]]
+            # prompt / completion tokens of the generator calls a rewriting attack made (0 for the others)
+            for col in INFO_COUNTS[1:]:
+                frame[col] = [int((have[h].get("info") or {}).get(col, 0) or 0) for h in frame["input_hash"]]
             frame["attack"] = label
             frame["attack_name"] = spec.name
             frame["rate"] = getattr(attack, "rate", math.nan)
@@ -304,7 +309,7 @@ def run(config: RunConfig, *, progress: bool = True) -> RunResult:
                            nan_policy="omit", seed=sampling_seed(config.seed), n_boot=config.n_boot,
                            confidence=config.confidence)
         cost = pd.concat(
-            [f[["attack", "id", "rate", *COST_COLUMNS, "detector_queries", "n_edits", "cost_source",
+            [f[["attack", "id", "rate", *COST_COLUMNS, *INFO_COUNTS, "n_edits", "cost_source",
                 "machine"]].assign(
                 chars_in=f["original"].str.len(), words_in=f["original"].str.split().str.len())
              for f in outputs.values()],
