@@ -86,9 +86,10 @@ def _expected_errors() -> tuple:
     from humanize.benchmarks.config import ConfigError
     from humanize.benchmarks.datasets import DatasetUnavailable
     from humanize.benchmarks.store import StoreError
+    from humanize.generation.endpoint import EndpointError
     from humanize.models import ModelUnavailable
 
-    return ConfigError, StoreError, ModelUnavailable, DatasetUnavailable, OSError
+    return ConfigError, StoreError, ModelUnavailable, DatasetUnavailable, EndpointError, OSError
 
 
 def _cmd_run(args) -> int:
@@ -199,7 +200,10 @@ def _cmd_attack(args) -> int:
     except (ValueError, TypeError) as err:
         raise SystemExit(f"humanize-bench attack: {err}")
     text = sys.stdin.read() if args.text == "-" else args.text
-    result = attack.apply(text)
+    try:
+        result = attack.apply(text)
+    except _expected_errors() as err:  # a model that is not installed, an endpoint that does not answer
+        raise SystemExit(f"humanize-bench attack: {_one_line(err)}")
     if args.json:
         print(json.dumps({"text": result.text, "edits": [list(e) for e in result.edits], "attack": result.attack,
                           "params": {k: repr(v) for k, v in result.params.items()}}, ensure_ascii=False))

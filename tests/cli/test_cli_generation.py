@@ -1,0 +1,73 @@
+"""Generation attacks by name from the shell and from a config: back end and model are parameters,
+an endpoint URL in a config works, and an endpoint that does not answer is a one-line error."""
+import json
+import socket
+
+import pandas as pd
+
+from humanize.benchmarks.store import ResultsStore
+from humanize.cli.main import main
+
+from ..generation.chat_server import ChatServer, EchoChat
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_config_names_an_endpoint_paraphraser_and_the_cost_table_counts_its_tokens(tmp_path, capsys):
+    db = tmp_path / "r.sqlite"
+    with ChatServer(EchoChat(max_new_tokens=400), model="echo-model") as server:
+        (tmp_path / "run.toml").write_text(f"""
+[dataset]
+name = "demo"
+n = 8
+
+[quality]
+enabled = false
+
+[run]
+db = "{db}"
+
+[[detectors]]
+name = "tfidf_lr"
+
+[[attacks]]
+name = "paraphrase"
+label = "paraphrase(endpoint)"
+paraphraser = {{ backend = "endpoint", base_url = "{server.url}", model = "echo-model", max_retries = 0 }}
+
+[[attacks]]
+name = "blend"
+attacks = [{{ name = "prompt", llm = {{ backend = "endpoint", base_url = "{server.url}", model = "echo-model" }} }},
+           "upper_lower"]
+""")
+        assert main(["run", "--config", str(tmp_path / "run.toml"), "--quiet"]) == 0
+        arrived = list(server.log)
+    out = capsys.readouterr().out
+    assert "paraphrase(endpoint)" in out and "blend" in out
+    assert arrived and all(r["model"] == "echo-model" for r in arrived)
+    cost = ResultsStore(db).run_tables()["cost"]
+    para = cost[cost["attack"] == "paraphrase(endpoint)"]
+    assert len(para) > 0 and (para["queries"] >= 1).all()
+    assert (para["llm_tokens_in"] > 0).all() and (para["llm_tokens_out"] > 0).all()
+    assert pd.to_numeric(cost.loc[cost["attack"] == "blend", "llm_tokens_out"]).sum() > 0
+
+
+def test_the_attack_command_takes_a_back_end_and_reports_an_unreachable_endpoint_in_one_line(capsys):
+    with ChatServer(EchoChat(), model="m") as server:
+        spec = json.dumps({"backend": "endpoint", "base_url": server.url, "model": "m"})
+        assert main(["attack", "paraphrase", "--param", f"paraphraser={spec}", "one two three.", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["attack"] == "paraphrase" and data["text"] != "one two three."
+    gone = json.dumps({"backend": "endpoint", "base_url": f"http://127.0.0.1:{_free_port()}/v1", "model": "m",
+                       "max_retries": 0})
+    try:
+        main(["attack", "paraphrase", "--param", f"paraphraser={gone}", "Some text."])
+    except SystemExit as exit_:
+        message = str(exit_.code)
+    else:
+        raise AssertionError("an unreachable endpoint must stop the command")
+    assert message.startswith("humanize-bench attack:") and "unreachable" in message and "\n" not in message
