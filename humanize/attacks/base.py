@@ -31,6 +31,7 @@ __all__ = [
     "document_rng",
     "document_seed",
     "SiteAttack",
+    "BatchAttack",
 ]
 
 
@@ -332,3 +333,30 @@ class SiteAttack(Attack):
     def _run(self, text: str) -> tuple:
         edits = self.propose(text)
         return apply_edits(text, edits), edits
+
+
+class BatchAttack(Attack):
+    """An attack that works out a whole batch of documents at once (a model call per batch, not per document).
+
+    Subclasses implement ``_results(texts) -> list[AttackResult]`` (one per document, in order, each
+    depending on its own document only); ``apply``, ``__call__`` and ``batch`` all go through it.
+    The rewriting attacks (:mod:`humanize.attacks.generation`) and :class:`~humanize.attacks.blend.Blend` are ones.
+    """
+
+    def _results(self, texts: Sequence[str]) -> list[AttackResult]:
+        raise NotImplementedError(f"{type(self).__name__} must implement _results()")
+
+    def apply(self, text: str) -> AttackResult:
+        _check_text(self, text)
+        return self._results([text])[0]
+
+    def _run(self, text: str) -> tuple:
+        r = self.apply(text)
+        return r.text, r.edits, r.info
+
+    def __call__(self, text: str) -> str:
+        return self.apply(text).text
+
+    def batch(self, texts: Sequence[str]) -> list[AttackResult]:
+        """Attack many documents in one pass; each output depends only on its own document."""
+        return self._results(list(_check_batch(self, texts)))

@@ -25,7 +25,7 @@ from typing import Any, Callable, Sequence, Union
 import numpy as np
 
 from ._text import sentence_spans
-from .base import Attack, AttackResult, Edit, _check_batch, _check_text, document_random
+from .base import Attack, AttackResult, BatchAttack, Edit, document_random
 
 __all__ = ["Blend", "POLICIES", "QUALITY_LOSSES", "LOSS_FLOOR"]
 
@@ -60,7 +60,7 @@ def _quality_loss(meter: Any, originals: list[str], attacked: list[str]) -> np.n
     return np.array([edit_rate(a, b)[0] for a, b in zip(originals, attacked)])
 
 
-class Blend(Attack):
+class Blend(BatchAttack):
     """Apply one of several attacks to each sentence (TH-Bench App. H).
 
     attacks : list of :class:`Attack` objects or registered names (built with their defaults)
@@ -285,21 +285,6 @@ class Blend(Attack):
             out.append(AttackResult(original=text, text="".join(pieces), attack=self.name, params=dict(params),
                                     _edits=edits, info=info))
         return out
-
-    def apply(self, text: str) -> AttackResult:
-        _check_text(self, text)
-        return self._results([text])[0]
-
-    def _run(self, text: str) -> tuple:
-        r = self.apply(text)
-        return r.text, r.edits, r.info
-
-    def __call__(self, text: str) -> str:
-        return self.apply(text).text
-
-    def batch(self, texts: Sequence[str]) -> list[AttackResult]:
-        """Attack many documents: each attack gets all its sentences of all documents in one ``batch`` call."""
-        return self._results(list(_check_batch(self, texts)))
 
 
 def _add_usage(total: dict, info: dict) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..base import Attack, AttackResult, _check_batch, _check_text, document_seed
+from ..base import AttackResult, BatchAttack, document_seed
 from .diff import word_edits
 
 __all__ = ["RewriteAttack", "resolve_paraphraser", "add_usage"]
@@ -40,7 +40,7 @@ def resolve_paraphraser(owner: str, value: Any):
         raise TypeError(f"{owner}: {exc}") from None
 
 
-class RewriteAttack(Attack):
+class RewriteAttack(BatchAttack):
     """An attack whose output is a model's rewrite of the document; ``rewrite`` does the work."""
 
     has_rate = False
@@ -64,18 +64,3 @@ class RewriteAttack(Attack):
             out.append(AttackResult(original=t, text=new, attack=self.name, params=dict(params),
                                     _edits=(lambda t=t, new=new: word_edits(t, new)), info=dict(info)))
         return out
-
-    def apply(self, text: str) -> AttackResult:
-        _check_text(self, text)
-        return self._results([text])[0]
-
-    def _run(self, text: str) -> tuple:
-        r = self.apply(text)
-        return r.text, r.edits, r.info
-
-    def __call__(self, text: str) -> str:
-        return self.apply(text).text
-
-    def batch(self, texts: Sequence[str]) -> list[AttackResult]:
-        """Rewrite many documents in one pass through the generator; each output depends only on its document."""
-        return self._results(list(_check_batch(self, texts)))
