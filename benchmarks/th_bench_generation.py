@@ -52,11 +52,16 @@ def attack_specs(which: list[str] | None) -> list[AttackSpec]:
         AttackSpec("blend", {"attacks": [paraphrase, "synonym"], "policy": "alternate"},
                    label="blend(paraphrase|synonym)"),
     ]
+    # on request only (needs the opt-in Qwen extra): TOBLEND without SmolLM2, the detectors' scoring model, so a
+    # blended text is not partly written by the model that scores it
+    optional = [AttackSpec("toblend", {"models": ["gemma-3-270m", "qwen2.5-coder-0.5b-instruct"]},
+                           label="toblend(gemma+qwen0.5b)")]
     if which:
-        unknown = sorted(set(which) - {s.label for s in specs})
+        known = specs + optional
+        unknown = sorted(set(which) - {s.label for s in known})
         if unknown:
-            sys.exit(f"unknown attack label(s) {unknown}; choose from {[s.label for s in specs]}")
-        specs = [s for s in specs if s.label in which]
+            sys.exit(f"unknown attack label(s) {unknown}; choose from {[s.label for s in known]}")
+        specs = [s for s in known if s.label in which]
     return specs
 
 
