@@ -52,10 +52,11 @@ def attack_specs(which: list[str] | None) -> list[AttackSpec]:
         AttackSpec("blend", {"attacks": [paraphrase, "synonym"], "policy": "alternate"},
                    label="blend(paraphrase|synonym)"),
     ]
-    # on request only (needs the opt-in Qwen extra): TOBLEND without SmolLM2, the detectors' scoring model, so a
-    # blended text is not partly written by the model that scores it
+    # on request only (need the opt-in Qwen extra): TOBLEND and a paraphraser without SmolLM2, the detectors'
+    # scoring model, so the attacked text is not written by the model that scores it
     optional = [AttackSpec("toblend", {"models": ["gemma-3-270m", "qwen2.5-coder-0.5b-instruct"]},
-                           label="toblend(gemma+qwen0.5b)")]
+                           label="toblend(gemma+qwen0.5b)"),
+                AttackSpec("paraphrase", {"paraphraser": "qwen2.5-coder-0.5b-instruct"}, label="paraphrase(qwen0.5b)")]
     if which:
         known = specs + optional
         unknown = sorted(set(which) - {s.label for s in known})
