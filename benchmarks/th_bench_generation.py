@@ -24,16 +24,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 
 import pandas as pd
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from th_bench_wordsub import table1, table4  # noqa: E402  (the same layouts as the word-substitution run)
+from th_bench_wordsub import run_and_print  # noqa: E402  (the same run and layouts as the word-substitution one)
 
-from humanize.benchmarks.config import AttackSpec, DetectorSpec, RunConfig  # noqa: E402
-from humanize.benchmarks.runner import run  # noqa: E402
+from humanize.benchmarks.config import AttackSpec  # noqa: E402
 
 CHAT = "smollm2-135m-instruct"
 
@@ -92,30 +90,9 @@ def main() -> int:
     ap.add_argument("--batch-size", type=int, default=8, help="documents per attack call (generation batches)")
     args = ap.parse_args()
 
-    specs = attack_specs(args.attacks)
-    order = [s.label for s in specs]
-    config = RunConfig(dataset="demo", n=args.n, seed=args.seed, attacks=specs,
-                       detectors=[DetectorSpec("log_likelihood"), DetectorSpec("fast_detectgpt")],
-                       fprs=(0.05,), n_boot=args.n_boot, db=args.db, batch_size=args.batch_size)
-    t0 = time.perf_counter()
-    result = run(config, progress=True)
-    wall = time.perf_counter() - t0
-    pd.set_option("display.width", 220)
-    pd.set_option("display.max_columns", 20)
-    n_machine = int(result.tables["cost"].groupby("attack").size().max())
-    n_human = int(result.tables["scores"].query("attack == 'none' and label == 'human'")["id"].nunique())
-    print(f"\nTH-Bench layouts, offline models, demo set: {n_machine} machine test texts attacked, "
-          f"{n_human} human test texts; seed {args.seed}; run {wall:.0f} s (work: {result.work})\n")
-    au, tpr = table1(result.metrics, order)
-    print("Table 1 layout: AUROC (machine = positive)")
-    print(au.round(3).to_string(), "\n")
-    print("TPR at 5% FPR, per-domain thresholds (RAID accuracy)")
-    print(tpr.round(3).to_string(), "\n")
-    if "quality" in result.tables:
-        print("Tables 2/4 layout: text quality (PPL: SmolLM2-135M; CS: MiniLM cosine; R-L: ROUGE-L F; FRE: Flesch)")
-        print(table4(result.tables["quality"], order).round(3).to_string(), "\n")
-    print("Table 5 layout / cost per document (this machine; GPT-2 tokens of the text, LLM tokens of the calls)")
-    print(cost(result.tables["cost"], order).round(3).to_string())
+    run_and_print(attack_specs(args.attacks), args, batch_size=args.batch_size, quality_title="Tables 2/4 layout",
+                  cost_table=cost, cost_title="Table 5 layout / cost per document (this machine; GPT-2 tokens of "
+                                              "the text, LLM tokens of the calls)")
     return 0
 
 

@@ -97,6 +97,37 @@ def cost(cost_rows: pd.DataFrame, order: list[str]) -> pd.DataFrame:
     return t.reindex([a for a in order if a in t.index])
 
 
+def run_and_print(specs: list[AttackSpec], args, *, batch_size: int, quality_title: str, cost_table,
+                  cost_title: str) -> None:
+    """Run ``specs`` on the demo set against log-likelihood and Fast-DetectGPT, and print the TH-Bench layouts.
+
+    ``args`` gives ``n``, ``seed``, ``n_boot`` and ``db``; ``cost_table(cost_rows, order)`` builds the cost table.
+    """
+    order = [s.label for s in specs]
+    config = RunConfig(dataset="demo", n=args.n, seed=args.seed, attacks=specs,
+                       detectors=[DetectorSpec("log_likelihood"), DetectorSpec("fast_detectgpt")],
+                       fprs=(0.05,), n_boot=args.n_boot, db=args.db, batch_size=batch_size)
+    t0 = time.perf_counter()
+    result = run(config, progress=True)
+    wall = time.perf_counter() - t0
+    pd.set_option("display.width", 220)
+    pd.set_option("display.max_columns", 20)
+    n_machine = int(result.tables["cost"].groupby("attack").size().max())
+    n_human = int(result.tables["scores"].query("attack == 'none' and label == 'human'")["id"].nunique())
+    print(f"\nTH-Bench layouts, offline models, demo set: {n_machine} machine test texts attacked, "
+          f"{n_human} human test texts; seed {args.seed}; run {wall:.0f} s (work: {result.work})\n")
+    au, tpr = table1(result.metrics, order)
+    print("Table 1 layout: AUROC (machine = positive)")
+    print(au.round(3).to_string(), "\n")
+    print("TPR at 5% FPR, per-domain thresholds (RAID accuracy)")
+    print(tpr.round(3).to_string(), "\n")
+    if "quality" in result.tables:
+        print(f"{quality_title}: text quality (PPL: SmolLM2-135M; CS: MiniLM cosine; R-L: ROUGE-L F; FRE: Flesch)")
+        print(table4(result.tables["quality"], order).round(3).to_string(), "\n")
+    print(cost_title)
+    print(cost_table(result.tables["cost"], order).round(3).to_string())
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=100, help="machine (and human) texts sampled; half go to the test split")
@@ -109,29 +140,8 @@ def main() -> int:
     args = ap.parse_args()
 
     specs = attack_specs({"dataset": "demo", "n": args.train_n}, args.attacks, args.lmd_epochs)
-    order = [s.label for s in specs]
-    config = RunConfig(dataset="demo", n=args.n, seed=args.seed, attacks=specs,
-                       detectors=[DetectorSpec("log_likelihood"), DetectorSpec("fast_detectgpt")],
-                       fprs=(0.05,), n_boot=args.n_boot, db=args.db, batch_size=4)
-    t0 = time.perf_counter()
-    result = run(config, progress=True)
-    wall = time.perf_counter() - t0
-    pd.set_option("display.width", 200)
-    pd.set_option("display.max_columns", 20)
-    n_machine = int(result.tables["cost"].groupby("attack").size().max())
-    n_human = int((result.tables["scores"].query("attack == 'none' and label == 'human'")["id"].nunique()))
-    print(f"\nTH-Bench layouts, offline models, demo set: {n_machine} machine test texts attacked, "
-          f"{n_human} human test texts; seed {args.seed}; run {wall:.0f} s (work: {result.work})\n")
-    au, tpr = table1(result.metrics, order)
-    print("Table 1 layout: AUROC (machine = positive)")
-    print(au.round(3).to_string(), "\n")
-    print("TPR at 5% FPR, per-domain thresholds (RAID accuracy)")
-    print(tpr.round(3).to_string(), "\n")
-    if "quality" in result.tables:
-        print("Table 4 layout: text quality (PPL: SmolLM2-135M; CS: MiniLM cosine; R-L: ROUGE-L F; FRE: Flesch)")
-        print(table4(result.tables["quality"], order).round(3).to_string(), "\n")
-    print("Cost per document (this machine)")
-    print(cost(result.tables["cost"], order).round(3).to_string())
+    run_and_print(specs, args, batch_size=4, quality_title="Table 4 layout", cost_table=cost,
+                  cost_title="Cost per document (this machine)")
     return 0
 
 
