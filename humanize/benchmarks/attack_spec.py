@@ -132,17 +132,19 @@ class AttackSpec:
 
         params = align_train_split(dict(self.params if params is None else params), train_fraction)
         if self.name == "pipeline":
-            return attacks.Pipeline([step.build(seed, step.expand()[0][1], train_fraction)
-                                     for step in self.steps()])
+            return attacks.Pipeline(build_each(self.steps(), seed, train_fraction))
         if self.name == "blend" and isinstance(params.get("attacks"), (list, tuple)):
             # each blended attack is a spec of its own (a name or a table), seeded by the run
-            specs = [a if not isinstance(a, (str, dict)) else attack_spec(a, "blended attack")
-                     for a in params["attacks"]]
-            params["attacks"] = [a.build(seed, a.expand()[0][1], train_fraction) if isinstance(a, AttackSpec) else a
-                                 for a in specs]
+            params["attacks"] = build_each([attack_spec(a, "blended attack") if isinstance(a, (str, dict)) else a
+                                            for a in params["attacks"]], seed, train_fraction)
         if self.name == "impose_format" and "profile" in params:
             params["profile"] = resolve_profile(params["profile"], seed)
         return attacks.get(self.name, **{"seed": seed, **params})
+
+
+def build_each(items: list, seed: int, train_fraction: float) -> list:
+    """Each spec built at its own parameters (a pipeline's steps, a blend's attacks); attack objects as given."""
+    return [a.build(seed, a.expand()[0][1], train_fraction) if isinstance(a, AttackSpec) else a for a in items]
 
 
 #: Attack parameters that name a training set (see humanize.attacks.wordsub.targets).
