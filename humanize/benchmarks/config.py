@@ -20,7 +20,7 @@ from typing import Any
 from .attack_spec import (AttackSpec, ConfigError, attack_spec, is_int, is_number, sampling_seed, show,
                           spec_params)
 
-__all__ = ["AttackSpec", "ConfigError", "DetectorSpec", "RunConfig", "config_from_dict", "demo_config",
+__all__ = ["AttackSpec", "ConfigError", "DetectorSpec", "RunConfig", "config_from_dict", "config_from_stored", "demo_config",
            "load_config", "sampling_seed"]
 
 
@@ -242,6 +242,22 @@ def config_from_dict(data: dict) -> RunConfig:
         raise ConfigError(f"unknown [run] key(s) {sorted(run)}; valid: seed, device, batch_size, db, per_domain, "
                           "train_fraction, fprs, n_boot, confidence")
     return cfg
+
+
+def config_from_stored(data: dict) -> RunConfig:
+    """The inverse of :meth:`RunConfig.to_dict`: the configuration a store recorded for a run."""
+    from dataclasses import fields
+
+    if not isinstance(data, dict):
+        raise ConfigError(f"a stored config is a mapping, got {show(data)}")
+    names = {f.name for f in fields(RunConfig)}
+    values = {k: v for k, v in data.items() if k in names}
+    values["attacks"] = [a if isinstance(a, AttackSpec) else AttackSpec(**a) for a in values.get("attacks", [])]
+    values["detectors"] = [d if isinstance(d, DetectorSpec) else DetectorSpec(**d)
+                           for d in values.get("detectors", [])]
+    if isinstance(values.get("fprs"), list):
+        values["fprs"] = tuple(values["fprs"])
+    return RunConfig(**values)
 
 
 def load_config(path: str | Path) -> RunConfig:

@@ -38,6 +38,10 @@ from .store_schema import (TABLES, StoreError, check_file, columns, connect, fro
 __all__ = ["ResultsStore", "StoreError", "StoreWarning", "text_hash"]
 
 
+#: Tables computed from a finished run after it ran (:meth:`ResultsStore.add_run_table`).
+ADDED_TABLES = ("reliance",)
+
+
 class StoreWarning(UserWarning):
     """Stored rows failed their checksum (or have none) and are recomputed, not used."""
 
@@ -253,9 +257,14 @@ class ResultsStore:
         self._pending_run = run_id
 
     def finish_run(self, run_id: str, tables: dict[str, pd.DataFrame]) -> None:
-        """Store the run's result tables, unless the store already holds exactly these."""
-        payload = json.dumps({name: df.to_json(orient="split", default_handler=repr) for name, df in tables.items()})
+        """Store the run's result tables, unless the store already holds exactly these. Tables added
+        to the run afterwards (:data:`ADDED_TABLES`, e.g. the Artifact Reliance Score) are kept."""
         stored = self._run_row(run_id)
+        encoded = {name: df.to_json(orient="split", default_handler=repr) for name, df in tables.items()}
+        if stored is not None and stored[2] is not None:
+            kept = {k: v for k, v in json.loads(stored[2]).items() if k in ADDED_TABLES and k not in encoded}
+            encoded.update(kept)
+        payload = json.dumps(encoded)
         if stored is not None and stored[1] == "done" and stored[2] == payload:
             self._pending_run = None  # nothing was computed: the stored run stands as it is
             return
@@ -272,6 +281,23 @@ class ResultsStore:
         self._pending_run = None
         with self._guard("store the run's tables"), self._conn:
             self._upsert_run(run_id, config, "done", payload)
+
+    def add_run_table(self, run_id: str, name: str, table: pd.DataFrame) -> None:
+        """Add (or replace) a table computed from a finished run after it ran, such as the
+        Artifact Reliance Score of its detectors; a later rerun of the run keeps it."""
+        if name not in ADDED_TABLES:
+            raise ValueError(f"table {name!r} cannot be added to a run; allowed: {list(ADDED_TABLES)}")
+        if not isinstance(table, pd.DataFrame):
+            raise TypeError(f"table must be a pandas DataFrame, got {type(table).__name__}")
+        stored = self._run_row(run_id)
+        if stored is None or stored[1] != "done" or stored[2] is None:
+            raise LookupError(f"no finished run {run_id!r} in {self.path}")
+        encoded = json.loads(stored[2])
+        encoded[name] = table.to_json(orient="split", default_handler=repr)
+        if not self._writing:
+            self._open_writer()
+        with self._guard(f"add table {name!r} to run {run_id!r}"), self._conn:
+            self._upsert_run(run_id, stored[0], "done", json.dumps(encoded))
 
     def _run_row(self, run_id: str) -> tuple | None:
         """(config, status, tables) of a stored run, verified; None when absent."""

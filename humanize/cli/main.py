@@ -311,7 +311,27 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("list", help="list the registered attacks, detectors or datasets")
     p.add_argument("what", choices=["attacks", "detectors", "datasets"])
     p.set_defaults(func=_cmd_list)
+    for module in command_modules():
+        module.add_parser(sub)
     return parser
+
+
+def command_modules() -> list:
+    """The commands that live in modules of their own (``humanize/cli/<name>.py`` with an
+    ``add_parser(subparsers)`` function): adding a command is one new file."""
+    import importlib
+    import pkgutil
+
+    import humanize.cli as package
+
+    found = []
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+        if info.name.startswith("_") or info.name == "main":
+            continue
+        module = importlib.import_module(f"humanize.cli.{info.name}")
+        if callable(getattr(module, "add_parser", None)):
+            found.append(module)
+    return found
 
 
 def main(argv: list[str] | None = None) -> int:
