@@ -1,0 +1,126 @@
+"""The executor seam: a stage of the runner hands an executor its units of work; the executor
+carries them out and hands back rows; the driver writes them into the store.
+
+A :class:`Job` says *what* to do to each item: ``factory()`` builds the worker's state once
+(an attack, a loaded detector, a quality meter) and ``apply(state, payloads)`` maps a batch of
+payloads to one result per payload. Both are picklable (module-level functions or
+``functools.partial`` of them), so a remote executor can build the state where the work runs,
+once per worker. An executor yields a :class:`BatchOutcome` per batch as it completes: the
+results of the items that succeeded and a :class:`Failure` for each that did not, so one bad
+document never sinks a run.
+"""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator
+
+#: One item of work: (key, payload); the key (a text hash) names the document in failures.
+Item = tuple
+
+
+@dataclass(frozen=True)
+class Job:
+    """What a stage asks of an executor.
+
+    ``name``: readable, for progress bars and failure reports (``"attack homoglyph@0.5"``).
+    ``factory``: builds the worker state; called once per worker (a model loads once per actor).
+    ``apply``: ``(state, payloads) -> results``, one result per payload, in order.
+    ``kind``: ``"task"`` for cheap, stateless work (rule attacks: remote tasks), ``"model"`` for
+    work whose state is expensive to build (detectors, meters, model-based attacks: actor pools).
+    ``resources``: what one worker needs on a cluster (``{"num_cpus": 1, "num_gpus": 0.5}``);
+    the local executor ignores it.
+    """
+
+    name: str
+    factory: Callable[[], Any]
+    apply: Callable[[Any, list], list]
+    kind: str = "task"
+    resources: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """An item that failed after the executor's retries: the document and the error, one line."""
+
+    job: str
+    key: str
+    error: str
+    attempts: int = 1
+
+
+@dataclass
+class BatchOutcome:
+    batch: list  # the Items as submitted
+    done: list  # (key, result) for the items that succeeded
+    failed: list  # Failure for the items that did not
+
+
+def error_line(err: BaseException) -> str:
+    """``TypeName: message`` on one line (what a failure report shows)."""
+    text = " ".join(str(err).split())
+    return f"{type(err).__name__}: {text}" if text else type(err).__name__
+
+
+def run_batch(job: Job, state: Any, batch: list, attempts: int = 1) -> BatchOutcome:
+    """Apply ``job`` to a batch in this process. When the batch raises, each item is retried
+    alone, so the document that raises is isolated and the others still complete."""
+    payloads = [payload for _, payload in batch]
+    try:
+        results = job.apply(state, payloads)
+        if len(results) != len(batch):
+            raise RuntimeError(f"{job.name}: apply returned {len(results)} results for {len(batch)} items")
+        return BatchOutcome(batch, [(key, r) for (key, _), r in zip(batch, results)], [])
+    except Exception:  # noqa: BLE001 - isolated per item below; each failure is reported with its document
+        if len(batch) == 1:
+            key = batch[0][0]
+            return BatchOutcome(batch, [], [Failure(job.name, key, _last_error(), attempts)])
+    done, failed = [], []
+    for item in batch:
+        out = run_batch(job, state, [item], attempts)
+        done += out.done
+        failed += out.failed
+    return BatchOutcome(batch, done, failed)
+
+
+def _last_error() -> str:
+    import sys
+
+    err = sys.exc_info()[1]
+    return error_line(err) if err is not None else traceback.format_exc(limit=1).strip()
+
+
+class Executor:
+    """Base class: ``map(job, batches)`` yields one :class:`BatchOutcome` per batch (in any order)."""
+
+    name = "executor"
+
+    def map(self, job: Job, batches: Iterable[list]) -> Iterator[BatchOutcome]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release what the executor holds (workers, a cluster it started)."""
+
+    def __enter__(self) -> "Executor":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class LocalExecutor(Executor):
+    """Today's behaviour: every batch in this process, in order; each job's state is built once."""
+
+    name = "local"
+
+    def map(self, job: Job, batches: Iterable[list]) -> Iterator[BatchOutcome]:
+        batches = [b for b in batches if b]
+        if not batches:
+            return
+        state = job.factory()
+        for batch in batches:
+            yield run_batch(job, state, batch)
+
+    def __repr__(self) -> str:
+        return "LocalExecutor()"
