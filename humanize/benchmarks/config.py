@@ -19,9 +19,11 @@ from typing import Any
 
 from .attack_spec import (AttackSpec, ConfigError, attack_spec, is_int, is_number, sampling_seed, show,
                           spec_params)
+from .run_specs import (EXECUTION_KEYS, DefenseSpec, check_defenses, check_resource_targets,
+                        check_resources)
 
-__all__ = ["AttackSpec", "ConfigError", "DetectorSpec", "RunConfig", "config_from_dict", "config_from_stored", "demo_config",
-           "load_config", "sampling_seed"]
+__all__ = ["AttackSpec", "ConfigError", "DefenseSpec", "DetectorSpec", "RunConfig", "config_from_dict",
+           "config_from_stored", "demo_config", "load_config", "sampling_seed"]
 
 
 @dataclass
@@ -50,6 +52,11 @@ class RunConfig:
     device: str | None = None
     batch_size: int = 16
     db: str = "humanize-bench-out/results.sqlite"
+    defenses: list[DefenseSpec] = field(default_factory=list)  # test-time defenses, each scored like the texts
+    executor: str = "local"  # "local" or "ray" (humanize.benchmarks.executors)
+    ray_address: str | None = None  # None: start a local Ray cluster; "auto" or an address: join one
+    max_retries: int = 2  # resubmissions of a batch whose worker died (the ray executor)
+    resources: dict = field(default_factory=dict)  # {target: {num_cpus=..., num_gpus=...}} per worker
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -60,7 +67,17 @@ class RunConfig:
         """Identifies the run: everything that changes its results (not where they are stored)."""
         d = self.to_dict()
         d.pop("db")
+        for name in EXECUTION_KEYS:  # the same results whichever executor computes them
+            d.pop(name)
+        if not d["defenses"]:  # runs without defenses keep the ids they had before defenses existed
+            d.pop("defenses")
         return json.dumps(d, sort_keys=True, default=repr)
+
+    def job_resources(self, target: str, kind: str) -> dict:
+        """What one worker of a job needs: the ``resources`` entry of its kind (``task`` or
+        ``model``), updated by the entry of its target (a detector name, an attack label, or
+        ``quality``/``defense``)."""
+        return {**self.resources.get(kind, {}), **self.resources.get(target, {})}
 
     def validate(self) -> "RunConfig":
         """Check every field's type and range, and every name, before any work (:class:`ConfigError`)."""
@@ -101,6 +118,19 @@ class RunConfig:
         need(is_int(self.batch_size) and self.batch_size >= 1, "batch_size", "an int >= 1")
         need(isinstance(self.db, (str, os.PathLike)) and str(self.db) != "", "db",
              "the path of the results database (str)")
+        need(isinstance(self.defenses, (list, tuple)) and not isinstance(self.defenses, str), "defenses",
+             "a list of defense names or tables")
+        from .executors import EXECUTORS
+
+        need(isinstance(self.executor, str) and self.executor in EXECUTORS, "executor",
+             " or ".join(map(repr, EXECUTORS)))
+        need(self.ray_address is None or (isinstance(self.ray_address, str) and self.ray_address.strip() != ""),
+             "ray_address", "omitted (start a local Ray cluster), 'auto' or a cluster address such as "
+             "'ray://host:10001'")
+        need(is_int(self.max_retries) and self.max_retries >= 0, "max_retries", "an int >= 0")
+        need(isinstance(self.resources, dict), "resources",
+             "a table of per-worker resources by job, e.g. {model = {num_cpus = 1, num_gpus = 0.5}}")
+        check_resources(self.resources)
         if self.device is not None:
             from humanize.models.loading import resolve_device
 
@@ -173,16 +203,19 @@ class RunConfig:
                 QualityMeter(**models, **self.quality_params)
             except (TypeError, ValueError) as err:
                 raise ConfigError(f"[quality]: {err}") from None
+        check_defenses(self.defenses)
+        check_resource_targets(self.resources, list(labels), [d.name for d in self.detectors])
 
 
-def _detector_spec(item: Any) -> DetectorSpec:
+def _detector_spec(item: Any, cls: type = DetectorSpec, what: str = "detector"):
+    """A detector (or defense) from a config entry: a name or a table with 'name' and parameters."""
     if isinstance(item, str):
-        return DetectorSpec(item)
+        return cls(item)
     if not isinstance(item, dict) or "name" not in item:
-        raise ConfigError(f"each detector is a name or a table with 'name', got {show(item)}")
+        raise ConfigError(f"each {what} is a name or a table with 'name', got {show(item)}")
     table = dict(item)
     name = table.pop("name")
-    return DetectorSpec(name, spec_params(table, "detector"))
+    return cls(name, spec_params(table, what))
 
 
 def _entries(data: dict, section: str) -> list:
@@ -209,13 +242,14 @@ def _section(data: dict, name: str, scalar_key: str | None = None, scalar_types:
 
 
 def config_from_dict(data: dict) -> RunConfig:
-    """Build a config from the parsed file (sections: dataset, attacks, detectors, quality, run).
+    """Build a config from the parsed file (sections: dataset, attacks, detectors, defenses, quality, run,
+    resources).
 
     Values are taken as written; :meth:`RunConfig.validate` checks their types and ranges.
     """
     if not isinstance(data, dict):
         raise ConfigError(f"a config is a mapping of sections, got {type(data).__name__}")
-    known = {"dataset", "attacks", "detectors", "quality", "run"}
+    known = {"dataset", "attacks", "detectors", "defenses", "quality", "run", "resources"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise ConfigError(f"unknown config section(s) {unknown}; valid: {sorted(known)}")
@@ -229,18 +263,21 @@ def config_from_dict(data: dict) -> RunConfig:
     cfg.filters = {**filters, **ds}
     cfg.attacks = [attack_spec(a) for a in _entries(data, "attacks")]
     cfg.detectors = [_detector_spec(d) for d in _entries(data, "detectors")]
+    cfg.defenses = [_detector_spec(d, DefenseSpec, "defense") for d in _entries(data, "defenses")]
+    cfg.resources = _section(data, "resources")
     q = _section(data, "quality", "enabled", (bool, str, int, float, list))
     cfg.quality = q.pop("enabled", True)
     cfg.quality_lm = q.pop("lm", None)
     cfg.quality_encoder = q.pop("encoder", None)
     cfg.quality_params = q
     run = _section(data, "run")
-    for key in ("seed", "device", "batch_size", "db", "per_domain", "train_fraction", "fprs", "n_boot", "confidence"):
+    valid = ("seed", "device", "batch_size", "db", "per_domain", "train_fraction", "fprs", "n_boot", "confidence",
+             "executor", "ray_address", "max_retries")
+    for key in valid:
         if key in run:
             setattr(cfg, key, run.pop(key))
     if run:
-        raise ConfigError(f"unknown [run] key(s) {sorted(run)}; valid: seed, device, batch_size, db, per_domain, "
-                          "train_fraction, fprs, n_boot, confidence")
+        raise ConfigError(f"unknown [run] key(s) {sorted(run)}; valid: {', '.join(valid)}")
     return cfg
 
 
@@ -255,6 +292,7 @@ def config_from_stored(data: dict) -> RunConfig:
     values["attacks"] = [a if isinstance(a, AttackSpec) else AttackSpec(**a) for a in values.get("attacks", [])]
     values["detectors"] = [d if isinstance(d, DetectorSpec) else DetectorSpec(**d)
                            for d in values.get("detectors", [])]
+    values["defenses"] = [d if isinstance(d, DefenseSpec) else DefenseSpec(**d) for d in values.get("defenses", [])]
     if isinstance(values.get("fprs"), list):
         values["fprs"] = tuple(values["fprs"])
     return RunConfig(**values)

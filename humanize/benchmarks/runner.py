@@ -7,14 +7,20 @@ One call, :func:`run`, does what ``humanize-bench run`` does:
    texts) and a test part (everything is evaluated on the test part);
 2. attack every test machine text with every configured attack (each θ of a
    sweep), measuring time and memory per document with :class:`humanize.cost.CostMeter`;
-3. score clean human, clean machine and attacked texts with every detector;
-4. measure quality (perplexity, cosine, ROUGE-L, Flesch, edit rates) per attack;
-5. apply the protocols (:func:`humanize.benchmarks.protocols.evaluate`) and store
-   the tables.
+3. apply each configured test-time defense (:mod:`humanize.defenses`, e.g. ``normalize``)
+   to every text to score: learnable detectors stay fit on the undefended train texts;
+4. score clean human, clean machine and attacked texts (and their defended versions) with
+   every detector;
+5. measure quality (perplexity, cosine, ROUGE-L, Flesch, edit rates) per attack;
+6. apply the protocols (:func:`humanize.benchmarks.protocols.evaluate`), per defense, and
+   store the tables.
 
-Every finished batch is committed to the SQLite store before the next starts,
-keyed by content, so a run killed at any point resumes where it stopped, and a
-second run of the same configuration does no model work at all.
+Every stage is the same mechanism (:func:`.stages.run_stage`): the work the store lacks is cut
+into batches, carried out by an executor (``local`` or ``ray``: :mod:`.executors`; the
+units of work are in :mod:`.jobs`) and committed to the SQLite store batch by batch, keyed by
+content, so a run killed at any point resumes where it stopped, and a second run of the same
+configuration does no model work at all. A document whose work raises is reported in
+``RunResult.failures`` (and the ``failures`` table) and left out; the rest completes.
 """
 
 from __future__ import annotations
@@ -23,18 +29,21 @@ import hashlib
 import math
 import warnings
 from dataclasses import dataclass, field
+from functools import partial
 
-import numpy as np
 import pandas as pd
 
-from humanize import detectors as detector_registry
-
+from . import jobs
 from .config import ConfigError, RunConfig, sampling_seed
 from .datasets import load_dataset
 from .datasets.split import in_train_split
+from .executors import Failure, get_executor
+from .run_tables import (CLEAN, COST_COLUMNS, INFO_COUNTS, cost_rows, evaluate_defenses, failure_rows,
+                         mixed_machines, score_rows)
+from .stages import batch_keys, missing_batches, run_stage
 from .store import ResultsStore, text_hash
 
-CLEAN = "none"
+__all__ = ["CLEAN", "COST_COLUMNS", "INFO_COUNTS", "RunResult", "run", "sample_rows"]
 
 
 @dataclass
@@ -47,22 +56,13 @@ class RunResult:
     corrupt: list = field(default_factory=list)
     #: what a reader of the tables must know (e.g. cost rows measured on several machines)
     warnings: list = field(default_factory=list)
+    #: documents whose work failed (:class:`~humanize.benchmarks.executors.Failure`); left out of the
+    #: tables (also the run's ``failures`` table), not stored, so a rerun retries them
+    failures: list = field(default_factory=list)
 
     @property
     def metrics(self) -> pd.DataFrame:
         return self.tables["metrics"]
-
-
-def _progress(iterable, total: int, desc: str, enabled: bool):
-    if not enabled:
-        return iterable
-    from tqdm.auto import tqdm
-
-    return tqdm(iterable, total=total, desc=desc, leave=False)
-
-
-def _batches(seq: list, size: int) -> list[list]:
-    return [seq[i : i + size] for i in range(0, len(seq), size)]
 
 
 def sample_rows(config: RunConfig) -> pd.DataFrame:
@@ -96,49 +96,31 @@ def _attack_key(attack) -> str:
     return f"{attack.name}/{attack.fingerprint()}"
 
 
-#: The cost columns of the run's cost table, as stored per attack output.
-COST_COLUMNS = ("wall_s", "cpu_s", "peak_rss_mb", "peak_gpu_mb", "tokens_in", "tokens_out", "queries")
-#: Counts an attack reports in ``AttackResult.info`` that the cost table carries per document.
-INFO_COUNTS = ("detector_queries", "llm_tokens_in", "llm_tokens_out")
+def _put_attack_outputs(store: ResultsStore, key: str, done: list) -> None:
+    store.put_attack_outputs(key, [{**row, "input_hash": h} for h, row in done])
 
 
-def _run_attacks(config: RunConfig, store: ResultsStore, machine: pd.DataFrame, progress: bool, work: dict):
-    """Attack outputs per attack label: DataFrame (id, input_hash, text, text_hash, costs...)."""
-    from humanize.cost import CostMeter
-    from humanize.cost.machine import machine_description
-
+def _run_attacks(config: RunConfig, store: ResultsStore, executor, machine: pd.DataFrame, progress: bool,
+                 work: dict, failures: list):
+    """Attack outputs per attack label: DataFrame (id, input_hash, text, text_hash, costs...); a
+    document whose attack failed is left out (and reported in ``failures``)."""
     outputs = {}
     texts = dict(zip(machine["text_hash"], machine["generation"]))
     for spec in config.attacks:
+        kind = jobs.attack_kind(spec)
         for label, params in spec.expand():
             attack = spec.build(config.seed, params, config.train_fraction)
             key = _attack_key(attack)
             have = store.attack_outputs(key, list(texts))
-            todo = [h for h in texts if h not in have]
-            batches = _batches(todo, config.batch_size)
-            measured = set(todo)
-            for batch in _progress(batches, len(batches), f"attack {label}", progress):
-                meter = CostMeter()
-                rows = []
-                for h in batch:
-                    with meter.measure(doc_id=h, attack=label) as m:
-                        result = attack.apply(texts[h])
-                        info = dict(result.info)
-                        m.add(queries=info.get("queries"), llm_tokens=info.get("lm_tokens"))
-                    m.count_input(texts[h])  # counted outside the timed block; the record takes them
-                    m.count_output(result.text)
-                    rec = m.record
-                    rows.append(dict(
-                        input_hash=h, output=result.text, edits=[list(e) for e in result.edits], info=info,
-                        wall_s=rec.get("wall_s"), cpu_s=rec.get("cpu_s"), peak_rss_mb=rec.get("peak_rss_mb"),
-                        peak_gpu_mb=rec.get("gpu_peak_mb"), tokens_in=_count(rec.get("tokens_in")),
-                        tokens_out=_count(rec.get("tokens_out")), queries=_count(rec.get("queries")),
-                        machine=machine_description(),
-                    ))
-                store.put_attack_outputs(key, rows)
-                have.update((r["input_hash"], r) for r in rows)
-                work["attacked"] += len(rows)
-            frame = machine[["id", "domain", "text_hash", "generation"]].rename(
+            job = jobs.attack_job(label, spec, params, config.seed, config.train_fraction,
+                                  config.job_resources(label, kind))
+            stage = run_stage(executor, job, missing_batches(texts, have, config.batch_size),
+                              put=partial(_put_attack_outputs, store, key), results=have, progress=progress)
+            work["attacked"] += len(stage.computed)
+            failures.extend(stage.failures)
+            have, measured = stage.results, set(stage.computed)
+            done = machine[machine["text_hash"].isin(have)]
+            frame = done[["id", "domain", "text_hash", "generation"]].rename(
                 columns={"text_hash": "input_hash", "generation": "original"}
             ).copy()
             frame["text"] = [have[h]["output"] for h in frame["input_hash"]]
@@ -162,28 +144,6 @@ def _run_attacks(config: RunConfig, store: ResultsStore, machine: pd.DataFrame, 
     return outputs
 
 
-def _count(value):
-    """A counter of the cost meter as stored: an int, or None when it was not counted (NaN)."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return None
-    return int(value) if float(value).is_integer() else float(value)
-
-
-def _mixed_machines(cost: pd.DataFrame) -> list[str]:
-    """A warning when the cost rows were measured on more than one kind of machine."""
-    if "machine" not in cost.columns:
-        return []
-    machines = sorted({str(m) for m in cost["machine"] if isinstance(m, str) and m})
-    unknown = int(sum(not (isinstance(m, str) and m) for m in cost["machine"]))
-    if len(machines) + (unknown > 0) <= 1:
-        return []
-    parts = [f"{int((cost['machine'] == m).sum())} rows on {m!r}" for m in machines]
-    if unknown:
-        parts.append(f"{unknown} rows on an unrecorded machine")
-    return [f"the cost table mixes machines ({'; '.join(parts)}): compare times and memory only within "
-            f"one machine (column 'machine')"]
-
-
 def _detector_key(detector, train: pd.DataFrame | None) -> str:
     """The store key of a detector's scores: name, provenance fingerprint (class, version, exact
     parameters, resolved models, library version) and, for learnable detectors, the training set."""
@@ -196,72 +156,80 @@ def _detector_key(detector, train: pd.DataFrame | None) -> str:
     return key
 
 
-def _score_all(config: RunConfig, store: ResultsStore, texts: dict[str, str], train: pd.DataFrame,
-               progress: bool, work: dict) -> dict[str, dict[str, float]]:
+def _put_scores(store: ResultsStore, key: str, done: list) -> None:
+    store.put_scores(key, done)
+
+
+def _score_all(config: RunConfig, store: ResultsStore, executor, groups: list[dict[str, str]], train: pd.DataFrame,
+               progress: bool, work: dict, failures: list) -> dict[str, dict[str, float]]:
+    """Scores by detector, by text hash. ``groups``: the texts to score (hash -> text), the
+    undefended ones first, then each defense's; each group is batched on its own, so the
+    undefended texts are scored in the same batches whether or not the run has defenses."""
     scores = {}
+    every = list(dict.fromkeys(h for group in groups for h in group))
     for spec in config.detectors:
-        detector = detector_registry.get(spec.name, **spec.params)
-        if config.device is not None and "device" in detector.get_params() and "device" not in spec.params:
-            detector.device = config.device
+        detector = jobs.make_detector(spec.name, spec.params, config.device)
         fit_on = train if detector.learnable else None
         key = _detector_key(detector, fit_on)
-        have = store.scores(key, list(texts))
-        todo = [h for h in texts if h not in have]
-        if todo and detector.learnable:
+        have = store.scores(key, every)
+        batches, seen = [], set(have)
+        for group in groups:
+            todo = [h for h in group if h not in seen]
+            seen.update(todo)
+            todo.sort(key=lambda h: len(group[h]))  # length-sorted batches keep padding low for model detectors
+            batches += [[(h, group[h]) for h in b] for b in batch_keys(todo, max(config.batch_size, 1) * 4)]
+        if batches and detector.learnable:
             if train.empty or train["label"].nunique() < 2:
                 raise ValueError(f"detector {spec.name!r} must be fit, but the train split lacks human or machine rows")
-            detector.fit(train["generation"].tolist(), train["label"].tolist())
             work["fitted"] += 1
-        # length-sorted batches keep padding low for model detectors
-        todo.sort(key=lambda h: len(texts[h]))
-        batches = _batches(todo, max(config.batch_size, 1) * 4)
-        for batch in _progress(batches, len(batches), f"score {spec.name}", progress):
-            values = np.asarray(detector.score([texts[h] for h in batch]), dtype=float).tolist()
-            store.put_scores(key, zip(batch, values))
-            have.update(zip(batch, values))
-            work["scored"] += len(batch)
-        scores[spec.name] = have
+        job = jobs.detector_job(spec.name, spec.params, config.device, fit_on,
+                                config.job_resources(spec.name, "model"))
+        stage = run_stage(executor, job, batches, put=partial(_put_scores, store, key), results=have,
+                          progress=progress)
+        work["scored"] += len(stage.computed)
+        failures.extend(stage.failures)
+        scores[spec.name] = stage.results
     return scores
 
 
 def _quality_meter(config: RunConfig):
     """The run's QualityMeter (models load on its first score, so building it is cheap)."""
-    from humanize.quality import QualityMeter
-
-    kwargs = {"device": config.device, **config.quality_params}
-    if config.quality_lm:
-        kwargs["lm"] = config.quality_lm
-    if config.quality_encoder:
-        kwargs["encoder"] = config.quality_encoder
-    return QualityMeter(**kwargs)
+    return jobs.build_quality_meter(jobs.quality_kwargs(config))
 
 
-def _quality(config: RunConfig, store: ResultsStore, outputs: dict[str, pd.DataFrame], progress: bool,
-             work: dict) -> pd.DataFrame:
+def _quality(config: RunConfig, store: ResultsStore, executor, outputs: dict[str, pd.DataFrame], progress: bool,
+             work: dict, failures: list) -> pd.DataFrame:
     """Quality rows per (attack, document). Pending pairs are scored a few source documents at a
     time with every attack together, so each original's perplexity is computed once, not per attack."""
     meter = _quality_meter(config)
     # keyed on the meter's fingerprint: its parameters and the RESOLVED models (a new default model recomputes)
     suffix = "|quality=" + meter.fingerprint()
-    keys = {label: frame["attack_key"].iloc[0] + suffix for label, frame in outputs.items()}
-    have = {label: store.quality(keys[label], frame["input_hash"].tolist()) for label, frame in outputs.items()}
-    by_doc: dict[str, list] = {}  # pending (label, original, attacked) per source document
+    keys = {label: f"{frame['attack_key'].iloc[0]}{suffix}" for label, frame in outputs.items() if len(frame)}
+    have = {label: store.quality(keys[label], frame["input_hash"].tolist()) if len(frame) else {}
+            for label, frame in outputs.items()}
+    by_doc: dict[str, list] = {}  # pending ((label, input hash), (original, attacked)) per source document
     for label, frame in outputs.items():
         for h, o, t in zip(frame["input_hash"], frame["original"], frame["text"]):
             if h not in have[label]:
-                by_doc.setdefault(h, []).append((h, label, o, t))
-    groups = _batches(sorted(by_doc), max(1, config.batch_size // 2))
-    for group in _progress(groups, len(groups), "quality", progress):
-        items = [item for h in group for item in by_doc[h]]
-        table = meter.score([o for _, _, o, _ in items], [t for *_, t in items])
+                by_doc.setdefault(h, []).append(((label, h), (o, t)))
+    batches = [[item for h in group for item in by_doc[h]]
+               for group in batch_keys(sorted(by_doc), max(1, config.batch_size // 2))]
+
+    def put(done: list) -> None:
         per_label: dict[str, list] = {}
-        for (h, label, _, _), record in zip(items, table.to_dict(orient="records")):
+        for (label, h), record in done:
             per_label.setdefault(label, []).append((h, record))
-            have[label][h] = record
         store.put_quality_many({keys[label]: rows for label, rows in per_label.items()})
-        work["quality"] += len(items)
+
+    job = jobs.quality_job(jobs.quality_kwargs(config), config.job_resources("quality", "model"))
+    stage = run_stage(executor, job, batches, put=put, progress=progress)
+    for (label, h), record in stage.results.items():
+        have[label][h] = record
+    work["quality"] += len(stage.computed)
+    failures.extend(Failure(f"quality {f.key[0]}", f.key[1], f.error, f.attempts) for f in stage.failures)
     frames = []
     for label, frame in outputs.items():
+        frame = frame[frame["input_hash"].isin(have[label])]
         q = pd.DataFrame([have[label][h] for h in frame["input_hash"]])
         q.insert(0, "attack", label)
         q.insert(1, "id", frame["id"].to_numpy())
@@ -270,56 +238,83 @@ def _quality(config: RunConfig, store: ResultsStore, outputs: dict[str, pd.DataF
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-def run(config: RunConfig, *, progress: bool = True) -> RunResult:
-    """Run a benchmark configuration; see the module docstring for the steps."""
-    from .protocols import evaluate
+def _defend(config: RunConfig, executor, texts: dict[str, str], progress: bool, failures: list) -> dict[str, dict]:
+    """Each defense's output for every scored text: {defense: {text hash: defended text}}. A
+    defense is cheap and deterministic, so its outputs are recomputed, not stored; their scores are."""
+    out = {}
+    for spec in config.defenses:
+        job = jobs.defense_job(spec.name, spec.params, config.job_resources("defense", "task"))
+        stage = run_stage(executor, job, missing_batches(texts, (), max(config.batch_size, 1) * 4),
+                          progress=progress)
+        failures.extend(stage.failures)
+        out[spec.name] = stage.results
+    return out
 
+
+def run(config: RunConfig, *, progress: bool = True, executor=None) -> RunResult:
+    """Run a benchmark configuration; see the module docstring for the steps.
+
+    ``executor``: an :class:`~humanize.benchmarks.executors.Executor` to carry out the work
+    (default: the configuration's, built with :func:`~humanize.benchmarks.executors.get_executor`
+    and closed at the end).
+    """
     config.validate()
     run_id = hashlib.blake2b(config.key().encode(), digest_size=8).hexdigest()
-    work = {"attacked": 0, "scored": 0, "quality": 0, "fitted": 0}
     rows = sample_rows(config)  # a filter the loader rejects fails here, before the store is touched
     test = rows[rows["split"] == "test"]
-    train = rows[rows["split"] == "train"]
-    machine = test[test["label"] == "machine"]
-    human = test[test["label"] == "human"]
-    if machine.empty or human.empty:
+    if (test["label"] == "machine").sum() == 0 or (test["label"] == "human").sum() == 0:
         raise ConfigError("the test split needs both human and machine texts; raise n or change train_fraction")
-    with ResultsStore(config.db) as store:
-        store.start_run(run_id, config.to_dict())
-        outputs = _run_attacks(config, store, machine, progress, work)
-        texts = dict(zip(test["text_hash"], test["generation"]))
-        for frame in outputs.values():
-            texts.update(zip(frame["text_hash"], frame["text"]))
-        scores = _score_all(config, store, texts, train, progress, work)
+    if executor is not None and not callable(getattr(executor, "map", None)):
+        raise TypeError(f"executor must be an Executor (humanize.benchmarks.executors), got {type(executor).__name__}")
+    own = executor is None
+    if own:
+        executor = get_executor(config.executor, address=config.ray_address, max_retries=config.max_retries)
+    try:
+        with ResultsStore(config.db) as store:
+            return _run(config, run_id, rows, store, executor, progress)
+    finally:
+        if own:
+            executor.close()
 
-        long_rows = []
-        base = test[["id", "label", "domain", "text_hash"]].assign(attack=CLEAN, adv_source_id=test["id"])
-        attacked = [
-            f[["id", "domain", "text_hash", "attack"]].assign(label="machine", adv_source_id=f["id"])
-            for f in outputs.values()
-        ]
-        every = pd.concat([base, *attacked], ignore_index=True)
-        for det, by_hash in scores.items():
-            part = every.copy()
-            part["detector"] = det
-            part["score"] = part["text_hash"].map(by_hash)
-            long_rows.append(part)
-        score_table = pd.concat(long_rows, ignore_index=True).drop(columns=["text_hash"])
-        metrics = evaluate(score_table, fprs=config.fprs, per_domain=config.per_domain, pair_key="adv_source_id",
-                           nan_policy="omit", seed=sampling_seed(config.seed), n_boot=config.n_boot,
-                           confidence=config.confidence)
-        cost = pd.concat(
-            [f[["attack", "id", "rate", *COST_COLUMNS, *INFO_COUNTS, "n_edits", "cost_source",
-                "machine"]].assign(
-                chars_in=f["original"].str.len(), words_in=f["original"].str.split().str.len())
-             for f in outputs.values()],
-            ignore_index=True,
-        )
-        notes = _mixed_machines(cost)
-        for note in notes:
-            warnings.warn(note, RuntimeWarning, stacklevel=2)
-        tables = {"metrics": metrics, "scores": score_table, "cost": cost}
-        if config.quality:
-            tables["quality"] = _quality(config, store, outputs, progress, work)
-        store.finish_run(run_id, tables)
-    return RunResult(run_id, tables, str(config.db), work, corrupt=list(store.corrupt), warnings=notes)
+
+def _run(config: RunConfig, run_id: str, rows: pd.DataFrame, store: ResultsStore, executor,
+         progress: bool) -> RunResult:
+    work = {"attacked": 0, "scored": 0, "quality": 0, "fitted": 0}
+    failures: list = []
+    test, train = rows[rows["split"] == "test"], rows[rows["split"] == "train"]
+    machine = test[test["label"] == "machine"]
+    store.start_run(run_id, config.to_dict())
+    outputs = _run_attacks(config, store, executor, machine, progress, work, failures)
+    texts = dict(zip(test["text_hash"], test["generation"]))
+    for frame in outputs.values():
+        texts.update(zip(frame["text_hash"], frame["text"]))
+    defended = _defend(config, executor, texts, progress, failures)
+    groups = [texts, *({text_hash(t): t for t in d.values()} for d in defended.values())]
+    scores = _score_all(config, store, executor, groups, train, progress, work, failures)
+
+    base = test[["id", "label", "domain", "text_hash"]].assign(attack=CLEAN, adv_source_id=test["id"])
+    attacked = [
+        f[["id", "domain", "text_hash", "attack"]].assign(label="machine", adv_source_id=f["id"])
+        for f in outputs.values()
+    ]
+    every = pd.concat([base, *attacked], ignore_index=True)
+    score_table = score_rows(every, scores, defended)
+    metrics = evaluate_defenses(score_table, config)
+    cost = cost_rows(outputs)
+    notes = mixed_machines(cost)
+    for note in notes:
+        warnings.warn(note, RuntimeWarning, stacklevel=3)
+    tables = {"metrics": metrics, "scores": score_table, "cost": cost}
+    if config.quality:
+        tables["quality"] = _quality(config, store, executor, outputs, progress, work, failures)
+    if failures:
+        ids = dict(zip(every["text_hash"], every["id"]))
+        for frame in defended.values():
+            ids.update((text_hash(t), ids.get(h)) for h, t in frame.items() if text_hash(t) not in ids)
+        tables["failures"] = failure_rows(failures, ids)
+        notes.append(f"{len(failures)} document(s) failed and are left out of the tables (see the run's "
+                     f"'failures' table); a rerun retries them: {failures[0].job}: {failures[0].error}")
+        warnings.warn(notes[-1], RuntimeWarning, stacklevel=3)
+    store.finish_run(run_id, tables)
+    return RunResult(run_id, tables, str(config.db), work, corrupt=list(store.corrupt), warnings=notes,
+                     failures=failures)

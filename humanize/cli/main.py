@@ -40,7 +40,7 @@ def _print_tables(report: dict[str, pd.DataFrame]) -> None:
 
 
 def _config_from_args(args):
-    from humanize.benchmarks.config import AttackSpec, DetectorSpec, RunConfig, load_config
+    from humanize.benchmarks.config import AttackSpec, DefenseSpec, DetectorSpec, RunConfig, load_config
 
     cfg = load_config(args.config) if args.config else RunConfig()
     if args.dataset:
@@ -58,7 +58,9 @@ def _config_from_args(args):
                 spec.rates = args.rates
     if args.detector:
         cfg.detectors = [DetectorSpec(n, p) for n, p in map(_parse_spec, args.detector)]
-    for field in ("n", "seed", "device", "db", "batch_size"):
+    if args.defense:
+        cfg.defenses = [DefenseSpec(n, p) for n, p in map(_parse_spec, args.defense)]
+    for field in ("n", "seed", "device", "db", "batch_size", "executor", "ray_address", "max_retries"):
         value = getattr(args, field, None)
         if value is not None:
             setattr(cfg, field, value)
@@ -106,6 +108,9 @@ def _cmd_run(args) -> int:
     print(f"run {result.run_id} stored in {result.store}; computed this time: {result.work}")
     if result.corrupt:
         print(f"recomputed {len(result.corrupt)} stored row(s) that failed their integrity check", file=sys.stderr)
+    if result.failures:
+        print(f"{len(result.failures)} document(s) failed and are left out of the tables (a rerun retries them); "
+              f"first: {result.failures[0].job}: {result.failures[0].error}", file=sys.stderr)
     _print_tables(build_report(result.tables))
     return 0
 
@@ -152,6 +157,7 @@ def _cmd_demo(args) -> int:
     _quiet_model_loading()
     out = Path(args.out)
     cfg = demo_config(n=args.n, seed=args.seed, db=str(out / "demo.sqlite"))
+    cfg.executor, cfg.ray_address = args.executor or cfg.executor, args.ray_address
     print(f"humanize-bench demo: {len(cfg.attacks)} rule-based attacks x {len(cfg.detectors)} offline detectors "
           f"on {args.n} machine + {args.n} human texts of the embedded demo set (half fit the learned detectors)")
     try:
@@ -219,6 +225,13 @@ def _cmd_list(args) -> int:
     if args.what == "datasets":
         print("\n".join(available_datasets()))
         return 0
+    if args.what == "defenses":
+        from humanize import defenses
+
+        for name in defenses.available():
+            doc = (defenses.resolve(name).__doc__ or "").strip().splitlines()
+            print(f"{name:22s} {doc[0] if doc else ''}")
+        return 0
     registry = attacks if args.what == "attacks" else detectors
     for name in registry.available():
         cls = registry.resolve(name)
@@ -250,6 +263,13 @@ def _open_fraction(text: str) -> float:
     return value
 
 
+def _executor_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--executor", choices=["local", "ray"],
+                   help="where the work runs: this process (local, the default) or a Ray cluster (ray)")
+    p.add_argument("--ray-address", dest="ray_address", metavar="ADDR",
+                   help="Ray cluster to join ('auto', 'host:port', 'ray://host:10001'); default: start a local one")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="humanize-bench", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -261,6 +281,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+    _executor_arguments(p)
     p.set_defaults(func=_cmd_demo)
 
     p = sub.add_parser("run", help="run a benchmark from a config file (TOML/YAML) and/or flags")
@@ -277,7 +298,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-size", dest="batch_size", type=int)
     p.add_argument("--db", help=f"results database (default {DEFAULT_OUT}/results.sqlite)")
     p.add_argument("--no-quality", action="store_true", help="skip the quality meters")
+    p.add_argument("--defense", action="append", metavar="NAME[:K=V,...]",
+                   help="test-time defense applied to every scored text, e.g. normalize (repeatable)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+    _executor_arguments(p)
+    p.add_argument("--max-retries", dest="max_retries", type=_int_at_least(0), metavar="N",
+                   help="resubmissions of a batch whose worker died (ray; default 2)")
     p.set_defaults(func=_cmd_run)
 
     for name, func, helptext in (("report", _cmd_report, "print and export the papers' tables of a stored run"),
@@ -308,8 +334,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the text with its exact edits as JSON")
     p.set_defaults(func=_cmd_attack)
 
-    p = sub.add_parser("list", help="list the registered attacks, detectors or datasets")
-    p.add_argument("what", choices=["attacks", "detectors", "datasets"])
+    p = sub.add_parser("list", help="list the registered attacks, detectors, datasets or defenses")
+    p.add_argument("what", choices=["attacks", "detectors", "datasets", "defenses"])
     p.set_defaults(func=_cmd_list)
     for module in command_modules():
         module.add_parser(sub)

@@ -7,7 +7,9 @@ payloads to one result per payload. Both are picklable (module-level functions o
 ``functools.partial`` of them), so a remote executor can build the state where the work runs,
 once per worker. An executor yields a :class:`BatchOutcome` per batch as it completes: the
 results of the items that succeeded and a :class:`Failure` for each that did not, so one bad
-document never sinks a run.
+document never sinks a run. An error about the run rather than the document
+(:func:`run_errors`: a model that is not installed, a bad configuration) is raised, whether
+the factory or ``apply`` (where models load lazily) raises it.
 """
 
 from __future__ import annotations
@@ -72,7 +74,9 @@ def run_batch(job: Job, state: Any, batch: list, attempts: int = 1) -> BatchOutc
         if len(results) != len(batch):
             raise RuntimeError(f"{job.name}: apply returned {len(results)} results for {len(batch)} items")
         return BatchOutcome(batch, [(key, r) for (key, _), r in zip(batch, results)], [])
-    except Exception:  # noqa: BLE001 - isolated per item below; each failure is reported with its document
+    except Exception as err:  # noqa: BLE001 - isolated per item below; each failure is reported with its document
+        if is_run_error(err):
+            raise
         if len(batch) == 1:
             key = batch[0][0]
             return BatchOutcome(batch, [], [Failure(job.name, key, _last_error(), attempts)])
@@ -82,6 +86,21 @@ def run_batch(job: Job, state: Any, batch: list, attempts: int = 1) -> BatchOutc
         done += out.done
         failed += out.failed
     return BatchOutcome(batch, done, failed)
+
+
+def run_errors() -> tuple:
+    """Errors that are about the run, not the document: a model or dataset that is not installed,
+    a bad configuration, a missing optional dependency. Raised where they happen (in a factory or
+    in ``apply``, where models load lazily), never reported as per-document failures."""
+    from humanize.benchmarks.attack_spec import ConfigError
+    from humanize.benchmarks.datasets import DatasetUnavailable
+    from humanize.models import ModelUnavailable
+
+    return ConfigError, DatasetUnavailable, ModelUnavailable, ImportError
+
+
+def is_run_error(err: BaseException) -> bool:
+    return isinstance(err, run_errors())
 
 
 def _last_error() -> str:
