@@ -8,7 +8,9 @@ and the reached / underpowered flags (the same columns in Markdown, CSV and JSON
 * AUROC per attack x detector (TH-Bench Table 1);
 * attack success rate per attack x detector at each FPR;
 * quality per attack (TH-Bench Table 2);
-* cost per attack, and per input-length bucket (TH-Bench Figures 14-15).
+* cost per attack, and per input-length bucket (TH-Bench Figures 14-15);
+* with defenses (issue #12 §3): per attack, each detector's figure without and with
+  each defense and the change; the other tables show the undefended rows only.
 """
 
 from __future__ import annotations
@@ -36,21 +38,39 @@ _CALIBRATION = {"reached": "reached", "underpowered": "underpowered", "achieved_
 _COUNTS = {"n_human": "n_human", "n_machine": "n_machine", "n_pairs": "n_pairs", "n_dropped_nan": "n_dropped_nan"}
 
 
-def _select(metrics: pd.DataFrame, metric: str, fpr: float | None) -> pd.DataFrame:
-    sel = metrics[metrics["metric"] == metric]
+def _undefended(metrics: pd.DataFrame, defense: str | None = CLEAN) -> pd.DataFrame:
+    """The rows of one defense (``"none"``: undefended; ``None``: all); runs without defenses have no column."""
+    if defense is None:
+        return metrics
+    if "defense" not in metrics:
+        return metrics if defense == CLEAN else metrics.iloc[:0]
+    return metrics[metrics["defense"].fillna(CLEAN) == defense]
+
+
+def defenses_in(metrics: pd.DataFrame) -> list[str]:
+    """The defenses other than ``"none"`` that a metrics table holds, sorted."""
+    if "defense" not in metrics:
+        return []
+    return sorted(set(metrics["defense"].dropna()) - {CLEAN})
+
+
+def _select(metrics: pd.DataFrame, metric: str, fpr: float | None, defense: str | None = CLEAN) -> pd.DataFrame:
+    sel = _undefended(metrics, defense)
+    sel = sel[sel["metric"] == metric]
     if fpr is None:
         return sel
     return sel[np.isclose(sel["fpr"].astype(float), fpr)]
 
 
 def figure_table(metrics: pd.DataFrame, metric: str, fpr: float | None = None, *, name: str | None = None,
-                 index=("detector", "attack"), clean: bool = True) -> pd.DataFrame:
+                 index=("detector", "attack"), clean: bool = True, defense: str = CLEAN) -> pd.DataFrame:
     """One row per (detector, attack): the figure with its 95% bootstrap interval, the change
     versus clean with its paired interval, and what a reader needs to trust it: the sample
     sizes, NaN-dropped rows and, at a threshold, the achieved FPR and the reached /
-    underpowered flags. Columns missing from older stored runs come out as NaN."""
+    underpowered flags. Columns missing from older stored runs come out as NaN. ``defense``:
+    whose rows (undefended by default)."""
     name = name or metric
-    sel = _select(metrics, metric, fpr)
+    sel = _select(metrics, metric, fpr, defense)
     if not clean:
         sel = sel[sel["attack"] != CLEAN]
     spec = {**_FIGURE, **(_CALIBRATION if fpr is not None else {}), **_COUNTS}
@@ -90,13 +110,55 @@ def asr_table(metrics: pd.DataFrame, fpr: float = 0.05) -> pd.DataFrame:
 
 
 def figure_matrix(metrics: pd.DataFrame, metric: str = "auroc", fpr: float | None = None,
-                  column: str = "value") -> pd.DataFrame:
-    """Rows attacks, columns detectors, cells one column of evaluate's table (for figures)."""
-    sel = _select(metrics, metric, fpr)
+                  column: str = "value", defense: str = CLEAN) -> pd.DataFrame:
+    """Rows attacks, columns detectors, cells one column of evaluate's table (for figures);
+    the undefended rows unless ``defense`` names one."""
+    sel = _select(metrics, metric, fpr, defense)
     if column not in sel:
         sel = sel.assign(**{column: np.nan})
     table = sel.pivot_table(index="attack", columns="detector", values=column, aggfunc="first", dropna=False)
     return table.reindex([a for a in _attack_order(metrics) if a in table.index])
+
+
+def defense_table(metrics: pd.DataFrame, metric: str = "auroc", fpr: float | None = None, *,
+                  intervals: bool = True) -> pd.DataFrame:
+    """One row per attack (clean first); for each detector ``d`` the figure without a defense (``d``),
+    with each defense ``x`` (``d+x``) and the change (``d+x_change``: with minus without, a point
+    difference). The clean row is what the defense costs on clean text (issue #12 §3).
+    ``intervals`` adds each figure's 95% bootstrap interval (``_lo``, ``_hi``)."""
+    if not isinstance(metric, str):
+        raise TypeError(f"defense_table: metric must be a str, got {type(metric).__name__}")
+    defenses = defenses_in(metrics)
+    if not defenses:
+        raise ValueError("defense_table: the metrics hold no defended rows (no 'defense' other than 'none'); "
+                         "run with defenses = [\"normalize\"] in the config")
+    sel = _select(metrics, metric, fpr, None)
+    if sel.empty:
+        raise ValueError(f"defense_table: no {metric!r} figures" + (f" at FPR {fpr:g}" if fpr is not None else "")
+                         + f"; metrics: {', '.join(sorted(set(metrics['metric'])))}")
+    if fpr is None and sel["fpr"].notna().any():
+        raise ValueError(f"defense_table: {metric!r} is computed at each FPR of the run; pass fpr= one of "
+                         f"{', '.join(f'{f:g}' for f in _fprs(metrics, None))}")
+    sel = sel.assign(defense=sel["defense"].fillna(CLEAN) if "defense" in sel else CLEAN)
+    parts = ("value", "value_lo", "value_hi") if intervals else ("value",)
+    cells = sel.reindex(columns=["attack", "detector", "defense", *parts]).set_index(["attack", "detector", "defense"])
+    cells = cells[~cells.index.duplicated()]
+    columns = {}
+    for det in sorted(set(sel["detector"])):
+        for defense in (CLEAN, *defenses):
+            name = det if defense == CLEAN else f"{det}+{defense}"
+            try:
+                block = cells.xs((det, defense), level=("detector", "defense"))
+            except KeyError:
+                block = pd.DataFrame(columns=list(parts), dtype=float)
+            for part in parts:
+                columns[name + part[len("value"):]] = block[part].astype(float)
+            if defense != CLEAN:
+                columns[f"{name}_change"] = columns[name] - columns[det].reindex(columns[name].index)
+    table = pd.DataFrame(columns)
+    table = table.reindex([a for a in _attack_order(metrics) if a in table.index])
+    table.index.name = "attack"
+    return table
 
 
 QUALITY_COLUMNS = ["perplexity_original", "perplexity_attacked", "perplexity_delta", "cosine", "rouge_l",
@@ -188,6 +250,19 @@ def build_report(tables: dict[str, pd.DataFrame], fpr=None) -> dict[str, pd.Data
         out[name] = asr_table(metrics, f)
         out[name].attrs["note"] = (f"Attack success rate at FPR {f:g}: share of the machine texts detected "
                                    "before the attack that are missed after it.")
+    defenses = defenses_in(metrics)
+    if defenses:
+        names = ", ".join(defenses)
+        out["defense_auroc"] = defense_table(metrics, "auroc")
+        out["defense_auroc"].attrs["note"] = (
+            f"AUROC per attack without and with each defense ({names}): `d+x` is detector d on the texts "
+            "rewritten by defense x, `d+x_change` the defended minus the undefended figure (a point difference). "
+            "The `none` row is what the defense costs on clean text. Other tables: undefended rows only.")
+        for f in _fprs(metrics, fpr):
+            if not _select(metrics, "tpr", f, None).empty:
+                out[f"defense_accuracy_at_fpr_{f:g}"] = defense_table(metrics, "tpr", f)
+                out[f"defense_accuracy_at_fpr_{f:g}"].attrs["note"] = (
+                    f"TPR at FPR {f:g} without and with each defense ({names}); columns as in defense_auroc.")
     for table in out.values():
         table.attrs["about"] = about
     if "quality" in tables and not tables["quality"].empty:
