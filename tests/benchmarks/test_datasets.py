@@ -337,7 +337,7 @@ def test_mgt_academic_download_plumbing(tmp_path, private_cache, monkeypatch):
 # ---------------------------------------------------------------- registry
 
 def test_registry(tmp_path):
-    assert available_datasets() == ["demo", "raid", "mgtbench", "mgt_academic"]
+    assert available_datasets() == ["demo", "raid", "mgtbench", "mgt_academic", "file"]
     demo = load_dataset("demo", domain="xsum", n=4)
     assert len(demo) == 8 and set(demo["domain"]) == {"xsum"}
     assert load_dataset().shape == ds.load_demo().shape  # the demo set is the default

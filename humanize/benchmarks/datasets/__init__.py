@@ -12,6 +12,7 @@ import pandas as pd
 
 from ._cache import DatasetUnavailable, cache_dir
 from .demo import load_demo
+from .files import load_file
 from .mgt_academic import load_mgt_academic
 from .mgtbench import load_mgtbench
 from .raid import download_raid, load_raid
@@ -22,6 +23,7 @@ _LOADERS = {
     "raid": load_raid,
     "mgtbench": load_mgtbench,
     "mgt_academic": load_mgt_academic,
+    "file": load_file,
 }
 DEFAULT_DATASET = "demo"
 
@@ -32,8 +34,9 @@ def available_datasets() -> list[str]:
 
 
 def load_dataset(name: str = DEFAULT_DATASET, **filters) -> pd.DataFrame:
-    """Rows of dataset ``name`` ("demo", "raid", "mgtbench", "mgt_academic"); ``filters``
-    are the loader's keyword arguments (e.g. ``domain=``, ``model=``, ``n=``)."""
+    """Rows of dataset ``name`` ("demo", "raid", "mgtbench", "mgt_academic", or "file": a user's
+    CSV/JSONL/Parquet, ``path=`` plus :func:`load_file`'s column options); ``filters`` are the
+    loader's keyword arguments (e.g. ``domain=``, ``model=``, ``n=``)."""
     if not isinstance(name, str):
         raise TypeError(f"dataset name must be a str, got {type(name).__name__}")
     if name not in _LOADERS:
@@ -56,6 +59,7 @@ __all__ = [
     "download_raid",
     "load_dataset",
     "load_demo",
+    "load_file",
     "load_mgt_academic",
     "load_mgtbench",
     "load_raid",
