@@ -30,4 +30,6 @@ if [ ! -e /usr/share/wordnet/data.noun ] && [ "$(id -u)" = 0 ] && command -v apt
   { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wordnet-base wordnet-sense-index; } \
     >/dev/null 2>&1 || echo "[setup] WordNet not installed; humanize.models.load_wordnet will say how to get it" >&2
 fi
+# Headless Chromium + driver for the documents-page browser test (Debian packages; root + apt-get only).
+source "$ROOT/scripts/setup_browser.sh"
 export PATH="$VENV/bin:$PATH"

@@ -1,0 +1,56 @@
+"""``humanize-bench card``: a robustness card per detector of a stored run (issue #12 §4), and with
+``--documents`` the HTML page of the run's attacked documents."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+
+def add_parser(subparsers) -> None:
+    from humanize.cli.main import DEFAULT_OUT, _open_fraction
+
+    p = subparsers.add_parser(
+        "card", help="one robustness card per detector of a stored run (Markdown + HTML), optionally with the "
+                     "page of its attacked documents",
+        description="For each detector of a finished run: clean AUROC and TPR at the run's FPRs, the worst attack, "
+                    "the mean over attacks, the figures with the normalizer, the Artifact Reliance Score where "
+                    "stored, the attack with the best effectiveness per unit of quality loss and the run's "
+                    "provenance, every figure with its bootstrap interval.")
+    p.add_argument("--db", default=f"{DEFAULT_OUT}/results.sqlite", help="results database")
+    p.add_argument("--run", help="run id (default: the latest finished run)")
+    p.add_argument("--out", default=f"{DEFAULT_OUT}/cards", help="folder for the cards (default: %(default)s)")
+    p.add_argument("--format", nargs="+", default=["md", "html"], choices=["md", "html"])
+    p.add_argument("--fpr", type=_open_fraction, nargs="+", metavar="FPR",
+                   help="FPR(s) to show (each one of the run's; default: every FPR of the run)")
+    p.add_argument("--documents", action="store_true",
+                   help="also write documents.html: each attacked text with its edits highlighted and every "
+                        "detector's score before and after, filterable by attack and sortable by score change")
+    p.set_defaults(func=run_card)
+
+
+def run_card(args) -> int:
+    from humanize.benchmarks.card import robustness_cards, save_cards
+    from humanize.benchmarks.documents_page import write_documents_page
+    from humanize.benchmarks.store import ResultsStore
+    from humanize.cli.main import _expected_errors, _one_line
+
+    if not Path(args.db).is_file():
+        print(f"humanize-bench card: no results database at {args.db!r}; run `humanize-bench run` first",
+              file=sys.stderr)
+        return 2
+    written = []
+    try:
+        with ResultsStore(args.db, readonly=True) as store:
+            cards = robustness_cards(store, args.run, fpr=args.fpr)
+            written = save_cards(cards, args.out, args.format)
+            if args.documents:
+                written.append(write_documents_page(store, Path(args.out) / "documents.html", args.run))
+    except (*_expected_errors(), LookupError, ValueError) as err:
+        print(f"humanize-bench card: {_one_line(err)}", file=sys.stderr)
+        return 2
+    for card in cards.values():
+        print(card.to_markdown())
+    for path in written:
+        print(path)
+    return 0

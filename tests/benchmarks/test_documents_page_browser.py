@@ -1,0 +1,115 @@
+"""The documents page in a real headless browser (Debian's chromium, driven by Selenium through
+chromium-driver): the highlighted edits are elements, the attack filter hides the other rows and
+the sort orders rows by score change. A missing browser fails the test with what to install."""
+
+from __future__ import annotations
+
+import math
+import shutil
+
+import pytest
+
+from humanize.benchmarks.config import AttackSpec, DetectorSpec, RunConfig
+from humanize.benchmarks.documents_page import write_documents_page
+from humanize.benchmarks.runner import run
+
+INSTALL = ("run `bash scripts/setup_browser.sh` as root (installs Debian's chromium and chromium-driver with "
+           "apt-get) and `pip install -e '.[test]'` (Selenium)")
+
+
+def _browser_paths() -> tuple[str, str]:
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver = shutil.which("chromedriver")
+    if not browser or not driver:
+        pytest.fail(f"the browser test needs headless Chromium and its driver (found chromium={browser}, "
+                    f"chromedriver={driver}): {INSTALL}", pytrace=False)
+    return browser, driver
+
+
+@pytest.fixture(scope="module")
+def page_path(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("page")
+    cfg = RunConfig(n=10, seed=4, db=str(tmp / "r.sqlite"), quality=False, n_boot=0, fprs=(0.2,), per_domain=False,
+                    attacks=[AttackSpec("homoglyph", rates=[0.3]), AttackSpec("zero_width_space"),
+                             AttackSpec("whitespace", rates=[0.5])],
+                    detectors=[DetectorSpec("surface_probe"), DetectorSpec("tfidf_lr")])
+    run(cfg, progress=False)
+    return write_documents_page(cfg.db, tmp / "documents.html")
+
+
+@pytest.fixture(scope="module")
+def browser(page_path):
+    browser_bin, driver_bin = _browser_paths()
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        pytest.fail(f"the browser test needs the selenium package: {INSTALL}", pytrace=False)
+    options = webdriver.ChromeOptions()
+    options.binary_location = browser_bin
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1400,1000"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(executable_path=driver_bin), options=options)
+    try:
+        driver.get(page_path.as_uri())
+        yield driver
+    finally:
+        driver.quit()
+
+
+def _rows(driver) -> list[dict]:
+    """Every row in DOM order: its attack, score changes and whether it is shown."""
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('#docs tbody tr')).map(function(r){"
+        "return {attack: r.getAttribute('data-attack'), c0: r.getAttribute('data-change-0'),"
+        " c1: r.getAttribute('data-change-1'), shown: r.offsetParent !== null};});")
+
+
+def _choose(driver, select_id: str, value: str) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    Select(driver.find_element(By.ID, select_id)).select_by_value(value)
+
+
+def test_highlighted_edits_are_elements_on_the_page(browser):
+    from selenium.webdriver.common.by import By
+
+    subs = browser.find_elements(By.CSS_SELECTOR, "tr[data-attack='homoglyph'] ins.edit.sub")
+    assert subs and all(s.is_displayed() for s in subs[:5])
+    assert "CYRILLIC" in " ".join(s.get_attribute("title") for s in subs) or \
+           "GREEK" in " ".join(s.get_attribute("title") for s in subs)
+    zw = browser.find_elements(By.CSS_SELECTOR, "tr[data-attack='zero_width_space'] ins.edit .inv")
+    assert zw and zw[0].text == "ZWSP" and zw[0].get_attribute("title") == "U+200B ZERO WIDTH SPACE"
+    assert zw[0].size["width"] > 0  # the invisible character is visible on the page
+    ws = browser.find_elements(By.CSS_SELECTOR, "tr[data-attack='whitespace'] .edit .ws")
+    assert ws
+
+
+def test_choosing_an_attack_hides_the_other_rows(browser):
+    from selenium.webdriver.common.by import By
+
+    total = len(_rows(browser))
+    _choose(browser, "attack-filter", "zero_width_space")
+    rows = _rows(browser)
+    shown = [r for r in rows if r["shown"]]
+    assert shown and all(r["attack"] == "zero_width_space" for r in shown)
+    assert all(not r["shown"] for r in rows if r["attack"] != "zero_width_space")
+    assert browser.find_element(By.ID, "shown").text == str(len(shown))
+    _choose(browser, "attack-filter", "")
+    assert sum(r["shown"] for r in _rows(browser)) == total
+
+
+def test_sorting_orders_rows_by_score_change(browser):
+    for value, key, sign in (("0:asc", "c0", 1), ("1:desc", "c1", -1)):
+        _choose(browser, "sort", value)
+        changes = [float(r[key]) for r in _rows(browser)]
+        finite = [c for c in changes if not math.isnan(c)]
+        assert finite == sorted(finite, key=lambda c: sign * c)
+        assert all(not math.isnan(c) for c in changes[:len(finite)])  # rows without a score go last
+    _choose(browser, "attack-filter", "homoglyph")  # the filter still holds after a sort
+    shown = [r for r in _rows(browser) if r["shown"]]
+    assert shown and {r["attack"] for r in shown} == {"homoglyph"}
+    desc = [float(r["c1"]) for r in shown]
+    assert desc == sorted(desc, reverse=True)
