@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-from humanize import attacks, detectors, generation
+from humanize import attacks, defenses, detectors, generation
 from humanize._params import ParamsMixin
 from humanize.attacks import Attack
 from humanize.attacks.format import ImposeFormat
@@ -30,6 +30,7 @@ def _every_object():
              ("smollm2-135m-instruct", "dipper", {"backend": "endpoint", "base_url": "http://127.0.0.1:9/v1"})]
     objs += [detectors.get(n, **_DETECTOR_ARGS.get(n, {})) for n in detectors.available()]
     objs += [QualityMeter(), QualityMeter(meters=["rouge_l"], batch_size=2)]
+    objs += [defenses.get(n) for n in defenses.available()] + [defenses.get("normalize", quotes=False)]
     return objs
 
 
