@@ -158,6 +158,10 @@ def _cmd_demo(args) -> int:
     out = Path(args.out)
     cfg = demo_config(n=args.n, seed=args.seed, db=str(out / "demo.sqlite"))
     cfg.executor, cfg.ray_address = args.executor or cfg.executor, args.ray_address
+    if args.defense:
+        from humanize.benchmarks.config import DefenseSpec
+
+        cfg.defenses = [DefenseSpec(n, p) for n, p in map(_parse_spec, args.defense)]
     print(f"humanize-bench demo: {len(cfg.attacks)} rule-based attacks x {len(cfg.detectors)} offline detectors "
           f"on {args.n} machine + {args.n} human texts of the embedded demo set (half fit the learned detectors)")
     try:
@@ -281,6 +285,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument("--defense", action="append", metavar="NAME[:K=V,...]",
+                   help="also score every text through this test-time defense, e.g. normalize (repeatable); "
+                        "the report adds the figures with the defense next to those without")
     _executor_arguments(p)
     p.set_defaults(func=_cmd_demo)
 
