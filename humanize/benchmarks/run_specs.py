@@ -56,16 +56,22 @@ def check_resources(resources: dict) -> None:
             raise ConfigError(f"resources: each entry is a job name with a table of {', '.join(RESOURCE_KEYS)}, "
                               f"got {show(target)} = {show(table)}")
         for key, value in table.items():
-            where = f"resources.{target}"
-            if key not in RESOURCE_KEYS:
-                raise ConfigError(f"{where}: unknown resource {key!r}; valid: {', '.join(RESOURCE_KEYS)}")
-            if not is_number(value) or not value >= 0:
-                raise ConfigError(f"{where}.{key} must be a number >= 0, got {show(value)}")
-            if key == "num_gpus" and value > 1 and value != int(value):
-                raise ConfigError(f"{where}.num_gpus above 1 must be a whole number (only single GPUs are shared), "
-                                  f"got {show(value)}")
-            if key == "memory" and value != int(value):
-                raise ConfigError(f"{where}.memory is a number of bytes (a whole number), got {show(value)}")
+            problem = resource_problem(key, value)
+            if problem:
+                raise ConfigError(f"resources.{target}: {problem}")
+
+
+def resource_problem(key, value) -> str | None:
+    """What is wrong with one resource entry of a worker (Ray's names), or None."""
+    if key not in RESOURCE_KEYS:
+        return f"unknown resource {key!r}; valid: {', '.join(RESOURCE_KEYS)}"
+    if not is_number(value) or not value >= 0:
+        return f"{key} must be a number >= 0, got {show(value)}"
+    if key == "num_gpus" and value > 1 and value != int(value):
+        return f"num_gpus above 1 must be a whole number (only single GPUs are shared), got {show(value)}"
+    if key == "memory" and value != int(value):
+        return f"memory is a number of bytes (a whole number), got {show(value)}"
+    return None
 
 
 def check_resource_targets(resources: dict, attack_labels: list[str], detectors: list[str]) -> None:

@@ -106,16 +106,6 @@ def _cmd_ars(args) -> int:
     return 0
 
 
-def _fraction(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}") from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text}")
-    return value
-
-
 def _number(text: str) -> float:
     try:
         value = float(text)
@@ -127,7 +117,7 @@ def _number(text: str) -> float:
 
 
 def add_parser(subparsers) -> None:
-    from humanize.cli.main import _int_at_least
+    from humanize.cli.main import _int_at_least, _open_fraction
 
     p = subparsers.add_parser(
         COMMAND, help="Artifact Reliance Score: do a detector's decisions flip when a machine text gets the human "
@@ -148,7 +138,7 @@ def add_parser(subparsers) -> None:
                                   "in the run")
     src.add_argument("--run", help="with --db: the run id (default: the latest finished run)")
     thr = p.add_mutually_exclusive_group()
-    thr.add_argument("--fpr", type=_fraction, help="threshold at this FPR on the human documents' original scores "
+    thr.add_argument("--fpr", type=_open_fraction, help="threshold at this FPR on the human documents' original scores "
                                                    "(default 0.05; with --db the run's first FPR)")
     thr.add_argument("--threshold", type=_number, help="a fixed threshold in the detector's score units")
     p.add_argument("--per-domain", action="store_true", help="one threshold per subset instead of one pooled")

@@ -66,7 +66,7 @@ def test_toml_keys_reach_the_config_and_a_stored_config_round_trips(tmp_path):
     ("max_retries", True, "max_retries must be an int >= 0"),
     ("resources", [1], "resources must be a table"),
     ("resources", {"model": {"gpus": 1}}, "resources.model: unknown resource 'gpus'; valid: num_cpus, num_gpus"),
-    ("resources", {"model": {"num_gpus": -1}}, r"resources.model.num_gpus must be a number >= 0"),
+    ("resources", {"model": {"num_gpus": -1}}, r"resources.model: num_gpus must be a number >= 0"),
     ("resources", {"model": {"num_gpus": 1.5}}, "must be a whole number"),
     ("resources", {"model": 2}, "each entry is a job name with a table"),
     ("resources", {"tfidf": {"num_cpus": 1}}, r"no job named \['tfidf'\]; valid: task, model, quality"),

@@ -46,10 +46,9 @@ from collections import deque
 from itertools import chain, islice
 from typing import Any, Iterable, Iterator
 
+from ..run_specs import RESOURCE_KEYS, resource_problem  # what one worker may ask for (Ray's names)
 from .base import BatchOutcome, Executor, Failure, Job, error_line, run_batch
 
-#: What one worker may ask for (Ray's names); a fractional ``num_gpus`` shares a GPU between actors.
-RESOURCE_KEYS = ("num_cpus", "num_gpus", "memory")
 #: ``ray.init`` options for a cluster this executor starts (``init_options`` wins key by key).
 DEFAULT_INIT_OPTIONS = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.WARNING}
 #: At most this many of a task job's batches go in one Ray task.
@@ -72,15 +71,9 @@ def check_resources(resources: Any, name: str = "resources") -> dict:
         raise TypeError(f"{name} must be a dict like {{'num_cpus': 1, 'num_gpus': 0.5}}, "
                         f"got {type(resources).__name__}")
     for key, value in resources.items():
-        if key not in RESOURCE_KEYS:
-            raise ValueError(f"{name}: unknown resource {key!r}; expected one of {', '.join(RESOURCE_KEYS)}")
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-            raise ValueError(f"{name}: {key} must be a number >= 0, got {value!r}")
-        if key == "num_gpus" and value > 1 and value != int(value):
-            raise ValueError(f"{name}: num_gpus above 1 must be a whole number (Ray shares only "
-                             f"single GPUs), got {value!r}")
-        if key == "memory" and value != int(value):
-            raise ValueError(f"{name}: memory is a number of bytes, got {value!r}")
+        problem = resource_problem(key, value)
+        if problem:
+            raise ValueError(f"{name}: {problem}")
     return dict(resources)
 
 
