@@ -1,55 +1,141 @@
-"""Runner performance: the demo end to end, cold then cached, with peak memory.
+"""Runner performance: the demo end to end, cold without and with the shared forward pass, then cached.
 
-Prints, for `humanize-bench demo` run as a subprocess (so its peak RSS is its own):
-wall time of a cold run (empty results database), wall time of a second run of the
-same configuration (everything cached: no model work), their ratio, and the peak
-resident memory of each. Floors (issue #4): second run >= 20x faster; peak memory
-<= 4 GiB; cold demo under 10 minutes on the 2-core CI machine.
+Runs `humanize-bench demo` as a fresh subprocess (so its time and peak RSS are its own) on a
+fresh results database, three times:
 
-    python benchmarks/bench_runner.py [--n 40] [--out /tmp/bench-demo]
+1. cold, the shared pass off (``HUMANIZE_SHARED_PASS=0``): perplexity runs its own forward
+   passes, as before issue #13;
+2. cold, the shared pass on (the default): perplexity takes each text's first window (the
+   whole text when it fits one) from the metric detectors' statistics cache;
+3. the second configuration again on its database: everything cached, no model work.
+
+Prints wall time, peak RSS, the LM statistics cache counters of each run (texts through the
+scoring model, texts whose perplexity came from the cache), the machine's load average next to
+each figure (other processes share the cores), and checks that the cold runs give the same
+tables (scores and metrics identical; perplexity to float rounding). Floors: second run >= 20x
+faster than cold (issue #4); peak memory <= 4 GiB; cold demo with the shared pass under 4.5
+minutes on 2 cores (issue #13).
+
+    python benchmarks/bench_runner.py [--n 40] [--out /tmp/bench-demo] [--skip-before]
 """
 
 from __future__ import annotations
 
 import argparse
-import resource
+import json
+import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+CHILD = ("import json, sys\n"
+         "from humanize.cli.main import main\n"
+         "rc = main(sys.argv[1:])\n"
+         "from humanize.detectors import lm_stats\n"
+         "print('LMSTATS ' + json.dumps(lm_stats.cache_info()))\n"
+         "sys.exit(rc)\n")
+TIMING_COLUMNS = ("wall_s", "cpu_s", "peak_rss_mb", "peak_gpu_mb", "cost_source", "machine")
 
 
-def _run_demo(n: int, out: str) -> tuple[float, float]:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    t0 = time.perf_counter()
-    proc = subprocess.run(
-        [sys.executable, "-m", "humanize.cli.main", "demo", "--n", str(n), "--out", out, "--quiet"],
-        capture_output=True, text=True,
-    )
-    wall = time.perf_counter() - t0
+def _run_demo(n: int, out: Path, shared: bool) -> dict:
+    env = dict(os.environ, HUMANIZE_SHARED_PASS="1" if shared else "0")
+    load = os.getloadavg()[0]
+    with tempfile.TemporaryFile("w+") as log:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-c", CHILD, "demo", "--n", str(n), "--out", str(out), "--quiet"],
+                                stdout=log, stderr=subprocess.STDOUT, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        log.seek(0)
+        text = log.read()
     if proc.returncode != 0:
-        sys.exit(f"demo failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
-    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    # ru_maxrss of children is the max over all waited-for children so far
-    return wall, max(peak_kib, before) / 1024
+        sys.exit(f"demo failed ({proc.returncode}):\n{text[-4000:]}")
+    stats = next((json.loads(line[8:]) for line in text.splitlines() if line.startswith("LMSTATS ")), {})
+    return {"wall": wall, "rss_mib": usage.ru_maxrss / 1024, "stats": stats, "load_before": load,
+            "load_after": os.getloadavg()[0], "db": out / "demo.sqlite"}
+
+
+def _tables(db: Path) -> dict[str, pd.DataFrame]:
+    from humanize.benchmarks.store import ResultsStore
+
+    with ResultsStore(db, readonly=True) as store:
+        return store.run_tables()
+
+
+def _compare(a: dict, b: dict) -> list[str]:
+    """Differences between two runs' tables (empty: the same tables)."""
+    problems = []
+    if set(a) != set(b):
+        return [f"tables differ: {sorted(a)} vs {sorted(b)}"]
+    for name in ("scores", "metrics"):
+        try:
+            pd.testing.assert_frame_equal(a[name], b[name])
+        except AssertionError as err:
+            problems.append(f"{name}: {' '.join(str(err).split())[:300]}")
+    keep = [c for c in a["cost"].columns if c not in TIMING_COLUMNS]
+    if not a["cost"][keep].equals(b["cost"][keep]):
+        problems.append("cost: token counts or edits differ")
+    qa, qb = a["quality"], b["quality"]
+    ppl = [c for c in qa.columns if c.startswith("perplexity_") and c != "perplexity_model"]
+    rest = [c for c in qa.columns if c not in ppl]
+    if not qa[rest].equals(qb[rest]):
+        problems.append("quality: a column other than perplexity differs")
+    for col in ppl:
+        x, y = qa[col].to_numpy(float), qb[col].to_numpy(float)
+        if col != "perplexity_delta" and not np.allclose(x, y, rtol=1e-5, atol=0, equal_nan=True):
+            problems.append(f"quality.{col}: max relative difference {np.nanmax(np.abs(x - y) / np.abs(y)):.2e}")
+    return problems
+
+
+def _max_rel(a: dict, b: dict, col: str = "perplexity_attacked") -> float:
+    x, y = a["quality"][col].to_numpy(float), b["quality"][col].to_numpy(float)
+    return float(np.nanmax(np.abs(x - y) / np.abs(y)))
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--n", type=int, default=40)
     ap.add_argument("--out", default="/tmp/humanize-bench-runner-bench")
+    ap.add_argument("--skip-before", action="store_true", help="skip the cold run without the shared pass")
     args = ap.parse_args()
-    shutil.rmtree(args.out, ignore_errors=True)
-    cold, cold_rss = _run_demo(args.n, args.out)
-    warm, warm_rss = _run_demo(args.n, args.out)
-    print(f"humanize-bench demo --n {args.n}")
-    print(f"{'run':<28}{'wall s':>10}{'peak RSS MiB':>16}")
-    print(f"{'cold (empty database)':<28}{cold:>10.1f}{cold_rss:>16.0f}")
-    print(f"{'second run (all cached)':<28}{warm:>10.1f}{'(max so far)':>16}")
-    ratio = cold / warm
-    print(f"\nspeed-up of the second run: {ratio:.1f}x  [{'PASS' if ratio >= 20 else 'FAIL'} floor 20x]")
-    print(f"peak memory: {cold_rss / 1024:.2f} GiB  [{'PASS' if cold_rss <= 4096 else 'FAIL'} floor 4 GiB]")
-    print(f"cold demo: {cold / 60:.1f} min  [{'PASS' if cold <= 600 else 'FAIL'} floor 10 min on 2 cores]")
+    root = Path(args.out)
+    shutil.rmtree(root, ignore_errors=True)
+    runs = {}
+    if not args.skip_before:
+        runs["cold, shared pass off"] = _run_demo(args.n, root / "before", shared=False)
+    runs["cold, shared pass on"] = after = _run_demo(args.n, root / "after", shared=True)
+    runs["second run (all cached)"] = warm = _run_demo(args.n, root / "after", shared=True)
+
+    print(f"humanize-bench demo --n {args.n}   ({os.cpu_count()} CPUs; load = 1-min load average before/after)")
+    print(f"{'run':<28}{'wall s':>9}{'peak RSS MiB':>14}{'LM texts':>10}{'ppl shared':>12}{'load':>13}")
+    for name, r in runs.items():
+        s = r["stats"]
+        print(f"{name:<28}{r['wall']:>9.1f}{r['rss_mib']:>14.0f}{s.get('forward_texts', 0):>10}"
+              f"{s.get('shared_hits', 0):>12}{r['load_before']:>7.1f}/{r['load_after']:<5.1f}")
+    cold = after["wall"]
+    if not args.skip_before:
+        before = runs["cold, shared pass off"]
+        print(f"\ncold time: {before['wall'] / 60:.2f} min -> {cold / 60:.2f} min "
+              f"({1 - cold / before['wall']:.0%} less)")
+        ta, tb = _tables(before["db"]), _tables(after["db"])
+        problems = _compare(ta, tb)
+        print(f"same tables: {'PASS' if not problems else 'FAIL'} (scores, metrics identical; perplexity max "
+              f"relative difference {_max_rel(ta, tb):.1e})")
+        for p in problems:
+            print(f"  {p}")
+    ratio = cold / warm["wall"]
+    peak = max(r["rss_mib"] for r in runs.values())
+    print(f"speed-up of the second run: {ratio:.1f}x  [{'PASS' if ratio >= 20 else 'FAIL'} floor 20x]")
+    print(f"peak memory: {peak / 1024:.2f} GiB  [{'PASS' if peak <= 4096 else 'FAIL'} floor 4 GiB]")
+    print(f"cold demo (shared pass): {cold / 60:.2f} min  [{'PASS' if cold <= 270 else 'FAIL'} goal 4.5 min on "
+          f"2 cores; load average {after['load_before']:.1f} when it started]")
 
 
 if __name__ == "__main__":

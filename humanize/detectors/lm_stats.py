@@ -15,18 +15,18 @@ default, as in Binoculars). Uncached texts run in length-sorted, right-padded
 batches under ``torch.inference_mode()``. Results are kept in a bounded
 per-process LRU cache keyed by (model identity, reference identity,
 max_tokens, text hash), so detectors that share a scoring model cost one
-forward pass per text in total.
+forward pass per text in total; perplexity under the same model reads its
+log-probabilities from there too (:func:`humanize.models.scoring.shared_logprobs`).
 """
 
 from __future__ import annotations
 
-import hashlib
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
 import numpy as np
+
+from humanize.models.scoring import STATISTICS_CACHE, model_key, text_key
 
 __all__ = [
     "TextStatistics", "LMStatistics", "check_same_tokenizer", "clear_cache", "cache_info", "set_cache_size",
@@ -34,7 +34,7 @@ __all__ = [
 ]
 
 DEFAULT_MAX_TOKENS = 512
-DEFAULT_CACHE_SIZE = 4096
+DEFAULT_CACHE_SIZE = STATISTICS_CACHE.maxsize  # 4096 texts
 #: fp32 logits of one batch are kept near this many bytes when ``batch_tokens`` is None.
 _BATCH_LOGIT_BYTES = 256 * 2**20
 
@@ -62,47 +62,8 @@ class TextStatistics:
         return int(self.token_ids.shape[0])
 
 
-class _StatisticsCache:
-    """A thread-safe LRU of TextStatistics, bounded by entry count."""
-
-    def __init__(self, maxsize: int):
-        self.maxsize = maxsize
-        self._data: "OrderedDict[tuple, TextStatistics]" = OrderedDict()
-        self._lock = threading.Lock()
-        self.hits = self.misses = self.forward_texts = self.forward_batches = 0
-
-    def get(self, key):
-        with self._lock:
-            value = self._data.get(key)
-            if value is None:
-                self.misses += 1
-            else:
-                self.hits += 1
-                self._data.move_to_end(key)
-            return value
-
-    def put(self, key, value) -> None:
-        with self._lock:
-            if self.maxsize == 0:
-                return
-            self._data[key] = value
-            self._data.move_to_end(key)
-            while len(self._data) > self.maxsize:
-                self._data.popitem(last=False)
-
-    def resize(self, maxsize: int) -> None:
-        with self._lock:
-            self.maxsize = maxsize
-            while len(self._data) > maxsize:
-                self._data.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._data.clear()
-            self.hits = self.misses = self.forward_texts = self.forward_batches = 0
-
-
-_CACHE = _StatisticsCache(DEFAULT_CACHE_SIZE)
+#: The shared cache lives in humanize.models.scoring, where perplexity reads it too (one pass serves both).
+_CACHE = STATISTICS_CACHE
 
 
 def clear_cache() -> None:
@@ -111,9 +72,11 @@ def clear_cache() -> None:
 
 
 def cache_info() -> dict:
-    """``hits``, ``misses``, ``size``, ``maxsize``, and how many texts/batches went through a model."""
-    return {"hits": _CACHE.hits, "misses": _CACHE.misses, "size": len(_CACHE._data), "maxsize": _CACHE.maxsize,
-            "forward_texts": _CACHE.forward_texts, "forward_batches": _CACHE.forward_batches}
+    """``hits``, ``misses``, ``size``, ``maxsize``, how many texts/batches went through a model, and
+    ``shared_hits``: texts whose perplexity was read from the cache instead of a forward pass."""
+    return {"hits": _CACHE.hits, "misses": _CACHE.misses, "size": len(_CACHE), "maxsize": _CACHE.maxsize,
+            "forward_texts": _CACHE.forward_texts, "forward_batches": _CACHE.forward_batches,
+            "shared_hits": _CACHE.shared_hits}
 
 
 def set_cache_size(maxsize: int) -> None:
@@ -125,19 +88,8 @@ def set_cache_size(maxsize: int) -> None:
     _CACHE.resize(int(maxsize))
 
 
-def _model_key(lm) -> str:
-    """The model's identity (weights, kind, device type, dtype), never its address: a freed model's
-    id can be reused by another, and the same weights loaded twice share their statistics."""
-    key = getattr(lm, "identity_key", None)
-    if isinstance(key, str):
-        return key
-    from humanize.models.identity import identity_key
-
-    return identity_key(lm)
-
-
-def _text_key(text: str) -> bytes:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+_model_key = model_key
+_text_key = text_key
 
 
 def check_same_tokenizer(a, b, what: str = "reference model and scoring model") -> None:
@@ -318,10 +270,8 @@ def _own_stats(logits, target) -> dict:
     observed = logits.gather(-1, target.unsqueeze(-1))
     rank = 1 + (logits > observed).sum(-1)  # ties count in the token's favour
     p = logp.exp()
-    plogp = torch.where(p > 0, p * logp, torch.zeros_like(p))
-    mean = plogp.sum(-1)
-    second = torch.where(p > 0, plogp * logp, torch.zeros_like(p)).sum(-1)
-    var = (second - mean * mean).clamp_min(0)
+    mean, var = _moments(p, logp)
+
     def out(t):
         return t.double().cpu().numpy()
 
@@ -336,11 +286,21 @@ def _cross_stats(ref_logits, logits) -> tuple[np.ndarray, np.ndarray]:
     v = min(ref_logits.shape[-1], logits.shape[-1])
     q = torch.softmax(ref_logits[:, :v], dim=-1)
     logp = torch.log_softmax(logits[:, :v], dim=-1)
-    qlogp = torch.where(q > 0, q * logp, torch.zeros_like(q))
-    mean = qlogp.sum(-1)
-    second = torch.where(q > 0, qlogp * logp, torch.zeros_like(q)).sum(-1)
-    var = (second - mean * mean).clamp_min(0)
+    mean, var = _moments(q, logp)
     return mean.double().cpu().numpy(), var.double().cpu().numpy()
+
+
+def _moments(q, logp):
+    """``E_q[log p]`` and ``Var_q[log p]`` over the last axis, terms with ``q == 0`` counted as 0.
+
+    In place on two temporaries (no ``where``/``zeros_like`` copies): the same values, bit for bit,
+    as ``where(q > 0, q * logp, 0)`` and ``where(q > 0, q * logp**2, 0)``.
+    """
+    absent = ~(q > 0)
+    qlogp = (q * logp).masked_fill_(absent, 0.0)
+    mean = qlogp.sum(-1)
+    second = qlogp.mul_(logp).masked_fill_(absent, 0.0).sum(-1)
+    return mean, (second - mean * mean).clamp_min(0)
 
 
 # -- helpers for the detectors built on these statistics ------------------------------------------------

@@ -6,16 +6,26 @@ are scored with overlapping windows (the Hugging Face "perplexity of
 fixed-length models" recipe): each token is predicted once, with at least
 ``max_length - stride`` tokens of context. Windows from all texts are sorted
 by length and padded per batch, so little compute is spent on padding.
+
+It also holds the per-process cache of per-text LM statistics that the metric
+detectors fill (:mod:`humanize.detectors.lm_stats`), and
+:func:`shared_logprobs`, through which perplexity reuses their forward pass
+(one pass per text serves both; issue #13), so neither room imports the other.
 """
 from __future__ import annotations
 
+import hashlib
+import os
+import threading
+from collections import OrderedDict
 from typing import Optional, Sequence
 
 import numpy as np
 
 from .text import model_input, token_prefix
 
-__all__ = ["token_logprobs", "sequence_logprobs", "encode_for_scoring", "DEFAULT_WINDOW"]
+__all__ = ["token_logprobs", "sequence_logprobs", "encode_for_scoring", "DEFAULT_WINDOW", "StatisticsCache",
+           "STATISTICS_CACHE", "model_key", "text_key", "shared_logprobs", "SHARED_PASS_ENV"]
 
 DEFAULT_WINDOW = 1024  # GPT-2's context, the window TH-Bench's perplexity saw
 
@@ -69,8 +79,14 @@ def encode_for_scoring(lm, texts: Sequence[str], *, offsets: bool = False, max_t
 
 def sequence_logprobs(lm, sequences: Sequence[Sequence[int]], *, max_length: Optional[int] = None,
                       stride: Optional[int] = None, batch_size: int = 8,
-                      max_batch_tokens: Optional[int] = None) -> list[np.ndarray]:
-    """``log p(ids[t] | ids[:t])`` for t = 1..n-1 of every id sequence (float64 arrays)."""
+                      max_batch_tokens: Optional[int] = None,
+                      known: Optional[Sequence[Optional[np.ndarray]]] = None) -> list[np.ndarray]:
+    """``log p(ids[t] | ids[:t])`` for t = 1..n-1 of every id sequence (float64 arrays).
+
+    ``known[i]``, when given and not None, holds the first values of sequence ``i``
+    computed by one pass from its start (e.g. :func:`shared_logprobs`); the first
+    window, whose context also starts at 0, is then not run when they cover it.
+    """
     import torch
 
     length, stride = _window_params(lm, max_length, stride)
@@ -91,6 +107,14 @@ def sequence_logprobs(lm, sequences: Sequence[Sequence[int]], *, max_length: Opt
                 break
             begin += stride
     out = [np.full(max(len(ids) - 1, 0), np.nan) for ids in sequences]
+    if known is not None:
+        def covered(w) -> bool:
+            k = known[w[0]]
+            return w[1] == 0 and k is not None and len(k) >= w[2] - 1
+
+        for s, _, e, _ in filter(covered, windows):
+            out[s][: e - 1] = np.asarray(known[s][: e - 1], dtype=np.float64)
+        windows = [w for w in windows if not covered(w)]
     windows.sort(key=lambda w: w[2] - w[1], reverse=True)
     model, device = lm.model, lm.device
     pad_id = getattr(lm.tokenizer, "pad_token_id", None) or 0
@@ -136,3 +160,124 @@ def token_logprobs(lm, text: str, max_tokens: Optional[int] = None, *, max_lengt
     if not has_bos:
         lps = np.concatenate([[np.nan], lps]) if len(ids[0]) else np.zeros(0)
     return spans[0], lps
+
+
+# -- the shared per-text statistics cache ----------------------------------------------------------------
+
+#: Set to ``0`` to make perplexity ignore the statistics cache (for before/after benchmarks).
+SHARED_PASS_ENV = "HUMANIZE_SHARED_PASS"
+
+
+class StatisticsCache:
+    """A thread-safe LRU of per-text statistics, bounded by entry count.
+
+    Keys are ``(model key, reference key, max_tokens, text key)``; values carry at
+    least ``token_ids`` (the scored ids, BOS excluded) and ``logprob`` (their
+    log-probabilities under the keyed model, whatever the reference).
+    """
+
+    def __init__(self, maxsize: int):
+        self.maxsize = maxsize
+        self._data: "OrderedDict[tuple, object]" = OrderedDict()
+        self._variants: dict[str, set] = {}  # model key -> {(reference key, max_tokens)} ever stored
+        self._lock = threading.Lock()
+        self.hits = self.misses = self.forward_texts = self.forward_batches = self.shared_hits = 0
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def get(self, key):
+        with self._lock:
+            value = self._data.get(key)
+            if value is None:
+                self.misses += 1
+            else:
+                self.hits += 1
+                self._data.move_to_end(key)
+            return value
+
+    def put(self, key, value) -> None:
+        with self._lock:
+            if self.maxsize == 0:
+                return
+            self._data[key] = value
+            self._data.move_to_end(key)
+            self._variants.setdefault(key[0], set()).add((key[1], key[2]))
+            while len(self._data) > self.maxsize:
+                self._data.popitem(last=False)
+
+    def find(self, model: str, text: bytes, accept) -> Optional[object]:
+        """An entry of ``model`` for ``text`` (any reference, any max_tokens) for which ``accept(entry)``."""
+        with self._lock:
+            for ref, max_tokens in sorted(self._variants.get(model, ()), key=repr):
+                key = (model, ref, max_tokens, text)
+                value = self._data.get(key)
+                if value is not None and accept(value):
+                    self._data.move_to_end(key)
+                    self.shared_hits += 1
+                    return value
+            return None
+
+    def resize(self, maxsize: int) -> None:
+        with self._lock:
+            self.maxsize = maxsize
+            while len(self._data) > maxsize:
+                self._data.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+            self._variants.clear()
+            self.hits = self.misses = self.forward_texts = self.forward_batches = self.shared_hits = 0
+
+
+#: The process's cache (4,096 texts by default; :func:`humanize.detectors.lm_stats.set_cache_size`).
+STATISTICS_CACHE = StatisticsCache(4096)
+
+
+def model_key(lm) -> str:
+    """The model's identity (weights, kind, device type, dtype), never its address: a freed model's
+    id can be reused by another, and the same weights loaded twice share their statistics."""
+    key = getattr(lm, "identity_key", None)
+    if isinstance(key, str):
+        return key
+    from .identity import identity_key
+
+    return identity_key(lm)
+
+
+def text_key(text: str) -> bytes:
+    """The cache key of a (repaired) text."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def shared_logprobs(lm, texts: Sequence[str], ids: Sequence[Sequence[int]],
+                    need: Optional[Sequence[int]] = None) -> list[Optional[np.ndarray]]:
+    """Cached ``log p(ids[t] | ids[:t])`` for the first ``need[i]`` targets t = 1..need[i] of each text
+    (default: all of them), or None where the cache does not hold them.
+
+    ``texts`` are model inputs (already through :func:`model_input`) and ``ids``
+    their ids from :func:`encode_for_scoring`. An entry of the same model serves
+    only when its scored ids start with ``ids[1 : need + 1]`` exactly: it came from
+    one pass over the same sequence from its start, so by causality those values
+    are the ones a pass over ``ids[:need + 1]`` gives (up to float rounding).
+    Disabled when ``$HUMANIZE_SHARED_PASS`` is ``0``.
+    """
+    if os.environ.get(SHARED_PASS_ENV, "1").strip() == "0" or len(STATISTICS_CACHE) == 0:
+        return [None] * len(texts)
+    key = model_key(lm)
+    out: list[Optional[np.ndarray]] = []
+    for i, (text, seq) in enumerate(zip(texts, ids)):
+        k = len(seq) - 1 if need is None else min(int(need[i]), len(seq) - 1)
+        if k < 1:
+            out.append(None)
+            continue
+        target = np.asarray(seq[1: k + 1], dtype=np.int64)
+
+        def starts_alike(entry) -> bool:
+            got = np.asarray(entry.token_ids)
+            return len(got) >= k and bool(np.array_equal(got[:k], target))
+
+        found = STATISTICS_CACHE.find(key, text_key(text), starts_alike)
+        out.append(None if found is None else np.asarray(found.logprob[:k], dtype=np.float64))
+    return out

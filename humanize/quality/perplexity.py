@@ -12,6 +12,15 @@ only a prefix holding them through the tokenizer
 (:func:`humanize.models.text.token_prefix`), so the cost stops growing with the
 text; a longer text gets the perplexity of that prefix and a note. Texts enter the tokenizer
 through :func:`humanize.models.text.model_input` (lone surrogates -> U+FFFD).
+
+One forward pass serves the metric detectors and perplexity (issue #13): the
+first window of a text starts, like the detectors' pass, at the text's start, so
+when the detectors already scored at least that window's tokens under the same
+model (:mod:`humanize.detectors.lm_stats`, the same ids) its log-probabilities
+come from their cache instead of a second pass
+(:func:`humanize.models.scoring.shared_logprobs`); a text that fits one window
+costs no pass at all. By causality the values are the window's own, up to the
+float rounding of a different batch; the later windows are computed as before.
 """
 from __future__ import annotations
 
@@ -21,7 +30,8 @@ from typing import Optional, Union
 import numpy as np
 
 from humanize.models import DEFAULT_CAUSAL_LM, LoadedModel, load_causal_lm
-from humanize.models.scoring import _window_params, encode_for_scoring, sequence_logprobs
+from humanize.models.scoring import _window_params, encode_for_scoring, sequence_logprobs, shared_logprobs
+from humanize.models.text import model_input
 
 from ._common import as_text_list
 
@@ -86,11 +96,15 @@ def perplexity_with_notes(texts, lm: Union[str, LoadedModel] = DEFAULT_CAUSAL_LM
     cap = length + (max_windows - 1) * step  # ids (BOS included) that max_windows windows cover
     unique = list(dict.fromkeys(texts))
     nonempty = [t for t in unique if t]
-    ids, _, has_bos = encode_for_scoring(model, nonempty, max_tokens=cap)
+    inputs, _ = model_input(nonempty, where=f"tokenizer of {model.resolved}")
+    ids, _, has_bos = encode_for_scoring(model, inputs, max_tokens=cap)
     notes = {t: f"scored the first {cap - has_bos} tokens of a longer text (max_windows={max_windows})"
              for t, seq in zip(nonempty, ids) if len(seq) > cap}
     ids = [seq[:cap] for seq in ids]
-    lps = sequence_logprobs(model, ids, max_length=length, stride=step, batch_size=batch_size)
+    # the first window's context starts at the text's start, as the detectors' pass does: take it from
+    # their cache when that pass covered it (the whole text when it fits one window)
+    known = shared_logprobs(model, inputs, ids, need=[min(len(seq), length) - 1 for seq in ids])
+    lps = sequence_logprobs(model, ids, max_length=length, stride=step, batch_size=batch_size, known=known)
     by_text: dict[str, tuple[float, str]] = {"": (math.nan, "empty text")}
     for t, lp in zip(nonempty, lps):
         if len(lp) == 0:

@@ -8,6 +8,12 @@ repository's ``generation/README.md``); human-written rows have ``model ==
 as the dataset ``liamdugan/raid``. The train split with attacks is 11.8 GB, so
 it is never read whole: rows are filtered chunk by chunk and ``n`` samples
 uniformly among the rows that pass, in bounded memory.
+
+The same rows may come as Parquet (a ``.parquet``/``.pq`` file or a folder of
+them, e.g. a conversion of the CSV for faster scans): read batch by batch with
+pyarrow, the filters pushed into the scan (row groups whose statistics rule them
+out are skipped), and sampled exactly like the CSV, so the same data and seed give
+the same rows whichever file they come from (issue #13).
 """
 
 from __future__ import annotations
@@ -83,12 +89,16 @@ def _values(name: str, value) -> list[str] | None:
 def _filter(chunk: pd.DataFrame, filters: dict, include_human: bool) -> pd.DataFrame:
     human = chunk["model"] == "human"
     keep = pd.Series(True, index=chunk.index)
+
+    def isin(col, values):  # a column the file lacks is missing in every row
+        return chunk[col].isin(values) if col in chunk.columns else pd.Series(False, index=chunk.index)
+
     for col in ("domain", "attack"):
         if filters[col] is not None:
-            keep &= chunk[col].isin(filters[col])
+            keep &= isin(col, filters[col])
     for col in ("model", "decoding", "repetition_penalty"):  # machine-only properties
         if filters[col] is not None:
-            keep &= chunk[col].isin(filters[col]) | (human & include_human)
+            keep &= isin(col, filters[col]) | (human & include_human)
     if not include_human:
         keep &= ~human
     return chunk[keep]
@@ -99,13 +109,22 @@ def _sample(kept: pd.DataFrame, n: int) -> pd.DataFrame:
     return kept.sort_values("_key", kind="stable").groupby("label", sort=False).head(n)
 
 
+PARQUET_SUFFIXES = (".parquet", ".pq")
+REQUIRED = ("id", "model", "attack", "domain", "generation")
+
+
+def is_parquet(path: Path) -> bool:
+    """A Parquet file (by suffix) or a folder of them."""
+    return path.is_dir() or path.suffix.lower() in PARQUET_SUFFIXES
+
+
 def _resolve_path(path, split, include_adversarial, download_ok, source) -> Path:
     if path is not None:
         if not isinstance(path, (str, Path)):
             raise TypeError(f"path must be a str or Path, got {type(path).__name__}")
         p = Path(path).expanduser()
-        if not p.is_file():
-            raise FileNotFoundError(f"no RAID CSV at {p}")
+        if not (p.is_file() or (p.is_dir() and _parquet_files(p))):
+            raise FileNotFoundError(f"no RAID CSV or Parquet file (or folder of .parquet files) at {p}")
         return p
     fname = raid_filename(split, include_adversarial)
     cached = cache_dir("raid") / fname
@@ -122,14 +141,88 @@ def _resolve_path(path, split, include_adversarial, download_ok, source) -> Path
     return download_raid(split, include_adversarial, source=source)
 
 
+def _parquet_files(folder: Path) -> list[Path]:
+    return sorted(f for f in folder.rglob("*") if f.is_file() and f.suffix.lower() in PARQUET_SUFFIXES)
+
+
+def _missing_columns(where, columns) -> None:
+    missing = [c for c in REQUIRED if c not in columns]
+    if missing:
+        raise ValueError(f"{where} lacks RAID column(s) {missing} (RAID's test split is unlabelled); "
+                         f"it has {list(columns)}")
+
+
+def _csv_chunks(csv: Path, filters: dict, include_human: bool, chunksize: int):
+    with pd.read_csv(csv, chunksize=chunksize, dtype=str, keep_default_na=False, na_values=[""]) as reader:
+        for i, chunk in enumerate(reader):
+            if i == 0:
+                _missing_columns(csv, chunk.columns)
+            yield chunk
+
+
+def _arrow_filter(filters: dict, include_human: bool, schema):
+    """The filters of :func:`_filter` as a pyarrow expression (None: keep every row)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    def field(col):
+        f = pc.field(col)
+        kind = schema.field(col).type
+        return f if pa.types.is_string(kind) or pa.types.is_large_string(kind) else f.cast(pa.string())
+
+    def isin(col, values):
+        return field(col).isin(values)  # null is never in a list of names, as NaN in pandas' isin
+
+    expr = None
+
+    def both(a, b):
+        return b if a is None else a & b
+
+    human = isin("model", ["human"])
+    for col in ("domain", "attack"):
+        if filters[col] is not None:
+            expr = both(expr, isin(col, filters[col]))
+    for col in ("model", "decoding", "repetition_penalty"):
+        if filters[col] is not None:
+            if col not in schema.names:  # missing in every row: only the human rows can pass
+                expr = both(expr, human if include_human else pc.scalar(False))
+                continue
+            expr = both(expr, isin(col, filters[col]) | human if include_human else isin(col, filters[col]))
+    if not include_human:
+        expr = both(expr, ~human)
+    return expr
+
+
+def _parquet_chunks(path: Path, filters: dict, include_human: bool, chunksize: int):
+    """Pandas chunks of the rows that may pass the filters, in file order, strings as in the CSV."""
+    import pyarrow as pa
+    import pyarrow.dataset as ds
+
+    files = _parquet_files(path) if path.is_dir() else [path]
+    dataset = ds.dataset([str(f) for f in files], format="parquet")
+    _missing_columns(path, dataset.schema.names)
+    expr = _arrow_filter(filters, include_human, dataset.schema)
+    for fragment in dataset.get_fragments():  # in the listed (sorted) order
+        # one thread per fragment keeps the batches in row order, whatever the machine
+        for batch in fragment.to_batches(filter=expr, batch_size=chunksize, use_threads=False):
+            if batch.num_rows == 0:
+                continue
+            cols = {name: (col if pa.types.is_string(col.type) or pa.types.is_large_string(col.type)
+                           else col.cast(pa.string())) for name, col in zip(batch.schema.names, batch.columns)}
+            chunk = pa.table(cols).to_pandas().astype(object)
+            yield chunk.where(chunk.notna() & (chunk != ""), np.nan)  # "" is missing, as the CSV reads it
+
+
 def load_raid(path: str | Path | None = None, *, split: str = "train", include_adversarial: bool = True,
               download: bool = False, source: str = "raid", domain=None, model=None, decoding=None,
               repetition_penalty=None, attack=None, include_human: bool = True, n: int | None = None,
               seed: int = 0, chunksize: int = 100_000) -> pd.DataFrame:
     """RAID rows in our schema (RAID's columns + ``label``), filtered while reading.
 
-    ``path``: a local RAID-format CSV; else the split from the cache, downloaded
-    first when ``download=True``. Filters take a value or a list of values;
+    ``path``: a local RAID-format CSV, or Parquet file or folder of Parquet files
+    (filters pushed into the scan; same rows as the CSV for the same data and
+    seed); else the split's CSV from the cache, downloaded first when
+    ``download=True``. ``chunksize`` rows are read at a time. Filters take a value or a list of values;
     ``model``, ``decoding`` and ``repetition_penalty`` select machine rows and keep
     the human rows (``model == "human"``) unless ``include_human=False``;
     ``domain`` and ``attack`` apply to all rows. ``n`` keeps at most ``n`` rows per
@@ -144,31 +237,25 @@ def load_raid(path: str | Path | None = None, *, split: str = "train", include_a
         raise ValueError(f"n must be a positive int, got {n!r}")
     if isinstance(chunksize, bool) or not isinstance(chunksize, int) or chunksize < 1:
         raise ValueError(f"chunksize must be a positive int, got {chunksize!r}")
-    csv = _resolve_path(path, split, include_adversarial, download, source)
+    src = _resolve_path(path, split, include_adversarial, download, source)
+    chunks = (_parquet_chunks if is_parquet(src) else _csv_chunks)(src, filters, include_human, chunksize)
     rng = np.random.default_rng(seed)
     parts, kept, offset = [], None, 0
-    with pd.read_csv(csv, chunksize=chunksize, dtype=str, keep_default_na=False, na_values=[""]) as reader:
-        for chunk in reader:
-            if offset == 0:
-                missing = [c for c in ("id", "model", "attack", "domain", "generation") if c not in chunk.columns]
-                if missing:
-                    raise ValueError(
-                        f"{csv} lacks RAID column(s) {missing} (RAID's test split is unlabelled); "
-                        f"it has {list(chunk.columns)}"
-                    )
-            chunk["_row"] = np.arange(offset, offset + len(chunk))
-            offset += len(chunk)
-            chunk = _filter(chunk, filters, include_human)
-            chunk["label"] = np.where(chunk["model"] == "human", "human", "machine")
-            if n is None:
-                parts.append(chunk)
-                continue
-            chunk["_key"] = rng.random(len(chunk))
-            kept = _sample(chunk if kept is None else pd.concat([kept, chunk]), n)
+    for chunk in chunks:
+        chunk["_row"] = np.arange(offset, offset + len(chunk))
+        offset += len(chunk)
+        chunk = _filter(chunk, filters, include_human)
+        chunk["label"] = np.where(chunk["model"] == "human", "human", "machine")
+        if n is None:
+            parts.append(chunk)
+            continue
+        # one key per passing row, drawn in file order: the same keys however the rows are chunked
+        chunk["_key"] = rng.random(len(chunk))
+        kept = _sample(chunk if kept is None else pd.concat([kept, chunk]), n)
     if n is not None:
         parts = [kept] if kept is not None else []
     if not parts:
-        raise ValueError(f"{csv} has no rows")
+        raise ValueError(f"{src} has no rows")
     df = pd.concat(parts).sort_values("_row").drop(columns=[c for c in ("_row", "_key") if c in parts[0]])
     for col in ("source_id", "decoding", "repetition_penalty", "title", "prompt"):
         if col not in df.columns:
