@@ -8,7 +8,13 @@ import pytest
 
 from humanize.cli.main import build_parser, main
 
-COMMANDS = ["demo", "run", "report", "plot", "tour", "attack", "list"]
+COMMANDS = ["demo", "run", "report", "plot", "tour", "attack", "list", "audit", "ars", "card", "export"]
+
+
+def test_every_command_module_is_registered():
+    """Commands in humanize/cli/<name>.py are found without an edit of main.py."""
+    names = set(build_parser()._subparsers._group_actions[0].choices)
+    assert set(COMMANDS) <= names
 
 
 @pytest.mark.parametrize("command", COMMANDS)
@@ -74,3 +80,10 @@ def test_run_report_and_plot_from_the_shell(tmp_path, capsys):
 
 def test_parser_builds():
     assert build_parser().prog == "humanize-bench"
+
+
+def test_demo_takes_a_defense_and_names_an_unknown_one(tmp_path, capsys):
+    code = main(["demo", "--n", "4", "--quiet", "--out", str(tmp_path), "--defense", "normalise"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "normalise" in err and "normalize" in err  # the unknown name and the valid ones

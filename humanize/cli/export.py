@@ -1,0 +1,54 @@
+"""``humanize-bench export``: a stored run's tables, documents and edits as Parquet, CSV or JSON Lines.
+
+Calls :func:`humanize.benchmarks.export.export_run` and prints each written path, one a line.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+COMMAND = "export"
+
+
+def _fail(err) -> int:
+    from humanize.cli.main import _one_line
+
+    print(f"humanize-bench {COMMAND}: {_one_line(err) if isinstance(err, BaseException) else err}", file=sys.stderr)
+    return 2
+
+
+def _cmd_export(args) -> int:
+    from humanize.benchmarks.documents import run_config
+    from humanize.benchmarks.export import export_run
+    from humanize.benchmarks.store import ResultsStore
+    from humanize.cli.main import _expected_errors
+
+    if not Path(args.db).is_file():
+        return _fail(f"no results database at {args.db!r}; run `humanize-bench run` first")
+    try:
+        with ResultsStore(args.db, readonly=True) as store:
+            run_id, _ = run_config(store, args.run)
+        out = Path(args.out) if args.out else Path(args.db).parent / "export" / run_id
+        paths = export_run(args.db, out, run_id=run_id, format=args.format, tables=args.tables)
+    except (*_expected_errors(), LookupError, ValueError) as err:
+        return _fail(err)
+    for path in paths:
+        print(path)
+    return 0
+
+
+def add_parser(subparsers) -> None:
+    from humanize.benchmarks.export import FORMATS
+    from humanize.cli.main import DEFAULT_OUT
+
+    p = subparsers.add_parser(
+        COMMAND, help="write a stored run's tables, attacked texts with edits and per-document scores as files "
+                      "for pandas/DuckDB/Spark")
+    p.add_argument("--db", default=f"{DEFAULT_OUT}/results.sqlite", help="results database")
+    p.add_argument("--run", help="run id (default: the latest finished run)")
+    p.add_argument("--format", choices=FORMATS, default="parquet", help="file format (default parquet)")
+    p.add_argument("--out", help="folder for the files (default: export/<run id> next to the database)")
+    p.add_argument("--tables", nargs="+", metavar="NAME",
+                   help="tables to write (default: all of the run's tables and 'documents')")
+    p.set_defaults(func=_cmd_export)
