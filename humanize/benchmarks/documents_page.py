@@ -189,7 +189,7 @@ table{border-collapse:collapse;width:100%;margin-top:.6rem}
 th,td{border:1px solid #d5dbe3;padding:.35rem .5rem;vertical-align:top;text-align:left}
 th{background:#eef2f7}
 td.attack{white-space:nowrap;font-weight:600}
-td.doc{max-width:52rem}
+td.doc{min-width:28rem;max-width:52rem}
 .id{color:#66707d;font-size:.8rem}
 .text{white-space:pre-wrap;overflow-wrap:anywhere}
 td.score{white-space:nowrap;font-variant-numeric:tabular-nums}
