@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 
 import numpy as np
 import pytest
@@ -17,6 +16,7 @@ from humanize.attacks import FormatProfile, ImposeFormat, StripFormat, apply_edi
 from humanize.attacks import format as fmt
 from humanize.attacks.format_profile import UNBROKEN, sentence_gaps
 
+from ..timing import best_time
 from .conftest import TRICKY_TEXTS
 
 ARXIV_LIKE = (
@@ -243,16 +243,8 @@ def test_one_megabyte_is_exact_and_linear(mixed_profile, demo_rows):
     r = a.apply(big)
     assert apply_edits(big, r.edits) == r.text and is_admissible(big, r.text)
 
-    def best(fn, repeats):
-        out = float("inf")
-        for _ in range(repeats):
-            t0 = time.perf_counter()
-            fn()
-            out = min(out, time.perf_counter() - t0)
-        return out
-
-    t_small = best(lambda: a.apply(big[:100_000]).edits, 2)
-    t_big = best(lambda: a.apply(big).edits, 1)
+    t_small = best_time(lambda: a.apply(big[:100_000]).edits, 2)
+    t_big = best_time(lambda: a.apply(big).edits, 1)
     assert t_big < 35 * max(t_small, 1e-3), (t_small, t_big)  # linear ~10x, quadratic ~100x
 
 

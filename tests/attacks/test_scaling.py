@@ -1,29 +1,11 @@
 """Cost stays linear in text length: a 1 MB document is a valid input and not quadratic."""
 
-import gc
-import time
-
 import pytest
 
 from humanize import attacks
 
+from ..timing import best_time
 from .conftest import RULE_ATTACKS
-
-
-def _best_time(fn, repeats=2):
-    """Best wall time of ``fn``, with the cyclic GC paused: a full collection walks every object of
-    the test process (torch, transformers...), which would time the process, not the attack."""
-    best = float("inf")
-    gc.collect()
-    gc.disable()
-    try:
-        for _ in range(repeats):
-            t0 = time.perf_counter()
-            fn()
-            best = min(best, time.perf_counter() - t0)
-    finally:
-        gc.enable()
-    return best
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +22,7 @@ def test_one_megabyte_text_is_linear_not_quadratic(name, megabyte_text):
     small = megabyte_text[:100_000]
     r = a.apply(megabyte_text)
     assert attacks.apply_edits(megabyte_text, r.edits) == r.text
-    t_small = _best_time(lambda: a.apply(small).edits)
-    t_big = _best_time(lambda: a.apply(megabyte_text).edits)
+    t_small = best_time(lambda: a.apply(small).edits)
+    t_big = best_time(lambda: a.apply(megabyte_text).edits)
     # 10x the text: linear is ~10x, quadratic ~100x. The bound is generous for noisy machines.
     assert t_big < 35 * max(t_small, 1e-3), (name, t_small, t_big)

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import gc
 import pickle
 import string
-import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -19,6 +17,7 @@ from humanize.defenses import normalize as normalize_module
 from humanize.defenses._confusables import confusables_source
 
 from ..text_strategies import any_text
+from ..timing import best_time
 
 FAMILY = "👨\u200d👩\u200d👧"  # an emoji ZWJ sequence
 SCOTLAND = "🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f"  # a flag of tag characters
@@ -204,20 +203,6 @@ def test_a_lone_all_look_alike_word_is_left_alone():
     assert Normalize()("а") == "а" and Normalize()("ace сар") == "ace cap"
 
 
-def _best(fn, repeats=2):
-    best = float("inf")
-    gc.collect()
-    gc.disable()
-    try:
-        for _ in range(repeats):
-            t0 = time.perf_counter()
-            fn()
-            best = min(best, time.perf_counter() - t0)
-    finally:
-        gc.enable()
-    return best
-
-
 def test_a_long_attacked_text_is_linear(demo_texts):
     big = "\n\n".join(demo_texts)[:200_000]
     attacked = (attacks.get("homoglyph") | attacks.get("zero_width_space"))(big)  # 400,000 characters
@@ -226,6 +211,6 @@ def test_a_long_attacked_text_is_linear(demo_texts):
     assert _only(homoglyphs=True, invisible=True)(attacked) == big
     _exact(r)
     small = attacked[: len(attacked) // 10]
-    t_small = _best(lambda: d.apply(small).edits)
-    t_big = _best(lambda: d.apply(attacked).edits, repeats=1)
+    t_small = best_time(lambda: d.apply(small).edits)
+    t_big = best_time(lambda: d.apply(attacked).edits, repeats=1)
     assert t_big < 35 * max(t_small, 1e-3), (t_small, t_big)
