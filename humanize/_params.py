@@ -203,3 +203,21 @@ def _is_default(value: Any, default: Any) -> bool:
         return bool(value == default) and type(value) is type(default)
     except Exception:  # noqa: BLE001 - arrays and other odd values are simply shown
         return False
+
+
+class EqualByParams:
+    """Equality by class and parameters, for objects that are values (attacks, defenses): two with
+    the same parameters give the same outputs. Mixed into a :class:`ParamsMixin` subclass."""
+
+    def __eq__(self, other: object) -> bool:
+        if type(self) is not type(other):
+            return False
+        return self.get_params(deep=False) == other.get_params(deep=False)  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        # equal objects have equal fingerprints (numbers are keyed by value, 1 == 1.0);
+        # a parameter without an exact serialisation falls back to the parameter names
+        try:
+            return hash((type(self), self.fingerprint()))  # type: ignore[attr-defined]
+        except TypeError:
+            return hash((type(self), self._param_tuple()))  # type: ignore[attr-defined]

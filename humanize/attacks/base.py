@@ -15,7 +15,7 @@ from typing import Any, Iterable, NamedTuple, Sequence
 
 import numpy as np
 
-from humanize._params import ParamsMixin
+from humanize._params import EqualByParams, ParamsMixin
 
 from ._stream import DocumentRandom, document_digest, document_digest_head
 
@@ -186,7 +186,7 @@ def _check_batch(attack: "Attack", texts: Any) -> Sequence[str]:
     return texts
 
 
-class Attack(ParamsMixin):
+class Attack(EqualByParams, ParamsMixin):
     """Base class: a seeded, rate-controlled transformation of one document.
 
     Subclasses set ``name`` (the registry key) and implement ``propose(text, rng)``
@@ -219,19 +219,6 @@ class Attack(ParamsMixin):
                 raise TypeError(f"{type(self).__name__}: rate must be a number in [0, 1], got {type(rate).__name__}")
             if not (0.0 <= float(rate) <= 1.0) or math.isnan(float(rate)):
                 raise ValueError(f"{type(self).__name__}: rate θ must be in [0, 1], got {rate!r}")
-
-    def __eq__(self, other: object) -> bool:
-        if type(self) is not type(other):
-            return False
-        return self.get_params(deep=False) == other.get_params(deep=False)  # type: ignore[union-attr]
-
-    def __hash__(self) -> int:
-        # equal attacks have equal fingerprints (numbers are keyed by value, 1 == 1.0);
-        # a parameter without an exact serialisation falls back to the class alone
-        try:
-            return hash((type(self), self.fingerprint()))
-        except TypeError:
-            return hash((type(self), self._param_tuple()))
 
     # -- running --------------------------------------------------------------------
     def rng(self, text: str) -> np.random.Generator:

@@ -111,12 +111,10 @@ def bootstrap_figures(y: np.ndarray, f1_of: dict, auroc_of: dict, diffs: dict, *
 def univariate_aurocs(X: pd.DataFrame, y: np.ndarray, groups: dict[str, str]) -> pd.DataFrame:
     """Per feature: AUROC of the raw value for machine vs human (0.5 for a constant feature),
     ``separation`` = |AUROC - 0.5|, ``direction`` and ``rank`` (1 = separates best)."""
-    from sklearn.metrics import roc_auc_score
+    from humanize.detectors.surface import column_aucs
 
     rows = []
-    for name in X.columns:
-        values = X[name].to_numpy()
-        auc = float(roc_auc_score(y, values)) if np.ptp(values) > 0 else 0.5
+    for name, auc in column_aucs(X, y).items():
         direction = ("higher in machine" if auc > 0.5 else "higher in human" if auc < 0.5 else "no difference")
         rows.append({"feature": name, "group": groups[name], "auroc": auc, "separation": abs(auc - 0.5),
                      "direction": direction})

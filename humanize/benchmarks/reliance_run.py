@@ -23,7 +23,7 @@ __all__ = ["reliance_for_run"]
 
 
 def _detectors(detectors, config) -> list[Detector]:
-    from humanize import detectors as registry
+    from .jobs import make_detector
 
     specs = config.detectors if detectors is None else detectors
     if isinstance(specs, (str, Detector, DetectorSpec)):
@@ -38,10 +38,7 @@ def _detectors(detectors, config) -> list[Detector]:
         if not isinstance(spec, DetectorSpec):
             raise TypeError(f"reliance_for_run: detectors must be names, DetectorSpecs or Detectors, "
                             f"got {type(spec).__name__}")
-        det = registry.get(spec.name, **spec.params)
-        if config.device is not None and "device" in det.get_params() and "device" not in spec.params:
-            det.device = config.device  # as the runner does
-        out.append(det)
+        out.append(make_detector(spec.name, spec.params, config.device))  # as the runner builds it
     if not out:
         raise ValueError("reliance_for_run: no detector to score (the run has none and none was given)")
     return out

@@ -9,17 +9,17 @@ seed: it is a pure function of its parameters and the text (issue #12 §3).
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Sequence
 
-from humanize._params import ParamsMixin
-from humanize.attacks.base import AttackResult, Edit, _check_batch
+from humanize._params import EqualByParams, ParamsMixin
+from humanize.attacks.base import AttackResult, Edit, _check_batch, _check_text
 
 __all__ = ["Defense"]
 
 _new = object.__new__
 
 
-class Defense(ParamsMixin):
+class Defense(EqualByParams, ParamsMixin):
     """Base class: subclasses set ``name`` (the registry key) and implement ``_run(text) -> (text, edits)``.
 
     ``edits`` are sorted, non-overlapping :class:`~humanize.attacks.Edit` s over
@@ -35,14 +35,9 @@ class Defense(ParamsMixin):
     def _run(self, text: str) -> tuple[str, list[Edit]]:
         raise NotImplementedError(f"{type(self).__name__} must implement _run()")
 
-    def _check(self, text: Any) -> str:
-        if not isinstance(text, str):
-            raise TypeError(f"{type(self).__name__} expects a str, got {type(text).__name__}")
-        return text
-
     def apply(self, text: str) -> AttackResult:
         """Defend one document: the rewritten text with its exact edits over ``text``."""
-        out, edits = self._run(self._check(text))
+        out, edits = self._run(_check_text(self, text))
         r = _new(AttackResult)
         d = r.__dict__
         d["original"] = text
@@ -55,21 +50,10 @@ class Defense(ParamsMixin):
 
     def __call__(self, text: str) -> str:
         """Defend one document and return only the text."""
-        return self._run(self._check(text))[0]
+        return self._run(_check_text(self, text))[0]
 
     def batch(self, texts: Sequence[str]) -> list[AttackResult]:
         """Defend many documents; each output depends only on its own document."""
         return [self.apply(t) for t in _check_batch(self, texts)]
 
-    def __eq__(self, other: object) -> bool:
-        if type(self) is not type(other):
-            return False
-        return self.get_params(deep=False) == other.get_params(deep=False)  # type: ignore[union-attr]
-
-    def __hash__(self) -> int:
-        # equal defenses have equal parameters; one without an exact serialisation hashes by class
-        try:
-            return hash((type(self), self.fingerprint()))
-        except TypeError:
-            return hash(type(self))
 

@@ -124,24 +124,31 @@ def _check_feature_names(features) -> tuple[str, ...]:
     return names
 
 
+def column_aucs(frame: pd.DataFrame, y: np.ndarray) -> dict[str, float]:
+    """Univariate AUROC of each column's raw value for ``y`` (1 = machine); 0.5 for a constant column."""
+    from sklearn.metrics import roc_auc_score
+
+    out = {}
+    for name in frame.columns:
+        values = frame[name].to_numpy()
+        out[name] = float(roc_auc_score(y, values)) if np.ptp(values) > 0 else 0.5
+    return out
+
+
 def feature_aucs(texts: Sequence[str], labels) -> pd.DataFrame:
     """Univariate AUROC of each feature for machine vs human (the paper's attribution).
 
     Columns: ``feature``, ``group``, ``auc`` (>0.5: higher in machine text) and ``separation``
     = max(auc, 1 - auc); sorted by ``separation``, strongest first.
     """
-    from sklearn.metrics import roc_auc_score
-
     frame = SurfaceFeatures().transform(texts)
     y = check_labels(labels, len(frame))
     if len(np.unique(y)) < 2:
         raise ValueError("feature_aucs needs both human and machine texts")
     group_of = {f: g for g, names in FEATURE_GROUPS.items() for f in names}
-    rows = []
-    for name in FEATURE_NAMES:
-        values = frame[name].to_numpy()
-        auc = float(roc_auc_score(y, values)) if np.ptp(values) > 0 else 0.5
-        rows.append({"feature": name, "group": group_of[name], "auc": auc, "separation": max(auc, 1 - auc)})
+    aucs = column_aucs(frame[list(FEATURE_NAMES)], y)
+    rows = [{"feature": name, "group": group_of[name], "auc": auc, "separation": max(auc, 1 - auc)}
+            for name, auc in aucs.items()]
     out = pd.DataFrame(rows).sort_values("separation", ascending=False, kind="stable")
     return out.reset_index(drop=True)
 
