@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import accuracy_score, f1_score, precision_score, recall_score
 from sklearn.pipeline import make_pipeline
 
 from humanize.benchmarks.protocols import (
@@ -19,6 +20,7 @@ from humanize.benchmarks.protocols import (
     adapted_detector_matrix,
     attack_success_rate,
     auroc,
+    binary_metrics,
     calibrate,
     classification_at_fpr,
     evaluate,
@@ -26,6 +28,8 @@ from humanize.benchmarks.protocols import (
     threshold_table,
     to_wide,
 )
+from humanize.benchmarks.protocols._inputs import as_labels
+from humanize.benchmarks.protocols.bootstrap import percentile_interval, percentile_intervals
 
 HUMAN_A = list(range(1, 21))  # domain A: 1..20
 HUMAN_B = list(range(101, 121))  # domain B: 101..120
@@ -177,6 +181,70 @@ def test_classification_at_fpr():
     assert not tied["reached"] and math.isnan(tied["f1"])
 
 
+def _same(a: float, b: float) -> bool:
+    return (math.isnan(a) and math.isnan(b)) or a == b
+
+
+def test_binary_metrics_equals_scikit_learn_bit_for_bit():
+    # counted from the confusion matrix; scikit-learn's scorers with zero_division=NaN are the reference
+    rng = np.random.default_rng(0)
+    cases = [([0, 0, 0], [0, 0, 0]), ([1, 1], [1, 1]), ([1, 1], [0, 0]), ([0, 0], [1, 1]), ([0], [1]), ([1], [0]),
+             ([0, 1], [0, 0]), ([0, 1], [1, 1]), ([1, 0, 1], [0, 1, 0])]
+    for _ in range(400):
+        n = int(rng.integers(1, 60))
+        y = rng.integers(0, 2, n) if rng.random() < 0.7 else np.full(n, int(rng.integers(0, 2)))
+        p = rng.random(n) < rng.random() if rng.random() < 0.7 else np.full(n, bool(rng.integers(0, 2)))
+        cases.append((y, p))
+    for y, p in cases:
+        y, p = np.asarray(y), np.asarray(p).astype(int)
+        ref = {"accuracy": accuracy_score(y, p), "precision": precision_score(y, p, zero_division=np.nan),
+               "recall": recall_score(y, p, zero_division=np.nan), "f1": f1_score(y, p, zero_division=np.nan)}
+        got = binary_metrics(np.where(y == 1, "machine", "human"), p.astype(bool))
+        assert got.keys() == ref.keys() and all(_same(got[k], float(ref[k])) for k in ref), (y, p, got, ref)
+    # nothing flagged: precision undefined; no machine text: recall undefined; neither: F1 undefined too
+    out = binary_metrics([0, 0, 1], [0, 0, 0])
+    assert math.isnan(out["precision"]) and out["recall"] == 0.0 and out["f1"] == 0.0
+    out = binary_metrics([0, 0], [0, 0])
+    assert out["accuracy"] == 1.0 and all(math.isnan(out[k]) for k in ("precision", "recall", "f1"))
+
+
+def test_binary_metrics_input_errors():
+    with pytest.raises(ValueError, match="at least one text"):
+        binary_metrics([], [])
+    with pytest.raises(ValueError, match="differ in length"):
+        binary_metrics([0, 1], [1])
+    with pytest.raises(ValueError, match=r"labels\[1\] is 'bot'"):
+        binary_metrics(["human", "bot"], [0, 1])
+    with pytest.raises(ValueError, match="one-dimensional"):
+        binary_metrics([0, 1], [[0, 1]])
+
+
+def test_labels_are_checked_one_by_one_when_any_is_bad():
+    # the vectorised path takes only valid label sets; any bad value is reported by position
+    assert as_labels(np.array(["human", "machine"] * 3, dtype=object)).tolist() == [0, 1] * 3
+    assert as_labels(pd.Series(["machine", "human"])).tolist() == [1, 0]
+    assert as_labels(np.array([1.0, 0.0, -0.0])).tolist() == [1, 0, 0]
+    assert as_labels(np.array([True, False])).tolist() == [1, 0]
+    assert as_labels(["human", 1, 0.0]).tolist() == [0, 1, 0]
+    for bad, where in (([0, 1, 2], 2), (["human"] * 5 + ["Human"], 5), ([0.0, np.nan], 1), ([[0], "human"], 0),
+                       (np.array([0.5, 1.0]), 0)):
+        with pytest.raises(ValueError, match=rf"labels\[{where}\] is"):
+            as_labels(bad)
+
+
+def test_percentile_intervals_match_one_at_a_time():
+    rng = np.random.default_rng(1)
+    reps = [rng.normal(size=50).round(1) for _ in range(6)]
+    reps[1][3] = np.nan  # non-finite replicates are left out of that vector's interval
+    reps[2][:] = np.nan  # no finite replicate: NaN interval
+    reps[4][0] = np.inf
+    for conf in (0.95, 0.5):
+        got = percentile_intervals(reps, conf)
+        want = [percentile_interval(r, conf) for r in reps]
+        assert all(_same(a, c) and _same(b, d) for (a, b), (c, d) in zip(got, want)), (got, want)
+    assert percentile_intervals([], 0.95) == []
+
+
 def test_attack_success_rate():
     # detected before (> 4): items 0, 1, 2; after the attack items 0 and 2 are missed
     clean, attacked = [5, 6, 7, 1], [1, 6, 2, 9]
@@ -295,6 +363,28 @@ def test_evaluate_pairs_on_adv_source_id_like_raid():
     df.loc[att, "id"] = df.loc[att, "id"] + "-hg"  # RAID: attacked rows get new ids
     table = evaluate(df, fprs=(0.05,))
     assert _pick(table, "d1", "homoglyph", "asr", 0.05)["value"] == pytest.approx(1 / 3)
+
+
+def test_evaluate_asr_pairs_every_clean_row_of_a_source():
+    # d1 with adv_source_id; m1b is a second clean version of source m1 (score 30), m3 loses its clean row
+    df = _scores_frame()
+    df = df[df["detector"] == "d1"].copy()
+    df["adv_source_id"] = df["id"]
+    df = df[~((df["id"] == "m3") & (df["attack"] == "none"))]
+    extra = dict(id="m1b", adv_source_id="m1", label="machine", domain="A", attack="none", detector="d1", score=30.0)
+    df = pd.concat([df, pd.DataFrame([extra])], ignore_index=True)
+    table = evaluate(df, fprs=(0.05,), n_boot=0)
+    # homoglyph pairs: m1 x (25, 30), m2, m4, m5 (m3 has no clean row) -> 5; thresholds A 19, B 119;
+    # detected before: m1 twice, m2, m4; missed after: m1 (15) twice -> 2 / 4
+    asr = _pick(table, "d1", "homoglyph", "asr", 0.05)
+    assert asr["value"] == 0.5 and asr["n_pairs"] == 5
+    # clean vs clean: m1 and m1b each pair with both clean rows of m1 (4), m2, m4, m5 -> 7; none missed
+    clean = _pick(table, "d1", "none", "asr", 0.05)
+    assert clean["value"] == 0.0 and clean["n_pairs"] == 7
+    # with one clean row per source (a lookup, not a merge) the pairs are those of test_evaluate_hand_checked_figures
+    unique = evaluate(df[df["id"] != "m1b"], fprs=(0.05,), n_boot=0)
+    assert _pick(unique, "d1", "homoglyph", "asr", 0.05)["n_pairs"] == 4
+    assert _pick(unique, "d1", "homoglyph", "asr", 0.05)["value"] == pytest.approx(1 / 3)
 
 
 def test_evaluate_by_extra_column_and_wide_layout():

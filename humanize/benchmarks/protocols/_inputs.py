@@ -58,6 +58,9 @@ def as_scores(scores, what: str = "scores") -> np.ndarray:
 def as_labels(labels, what: str = "labels") -> np.ndarray:
     """Labels as an int array with 1 = machine, from "human"/"machine" or 0/1."""
     arr = _as_1d(labels, what)
+    fast = _labels_fast(arr)
+    if fast is not None:
+        return fast
     out = np.empty(len(arr), dtype=np.int64)
     for i, v in enumerate(arr):
         if isinstance(v, str):
@@ -71,6 +74,20 @@ def as_labels(labels, what: str = "labels") -> np.ndarray:
         else:
             raise ValueError(f"{what}[{i}] is {v!r}; allowed: 'human', 'machine', 0, 1 (1 = machine)")
     return out
+
+
+def _labels_fast(arr: np.ndarray) -> np.ndarray | None:
+    """:func:`as_labels` without a Python loop when every value is valid (None: check one by one)."""
+    if arr.dtype.kind in "biuf":
+        return arr.astype(np.int64) if ((arr == 0) | (arr == 1)).all() else None
+    if arr.dtype.kind in "OU":
+        try:
+            uniques = pd.unique(arr)
+        except TypeError:  # unhashable values: the loop names the first bad one
+            return None
+        if all(isinstance(v, str) and v in LABEL_NAMES for v in uniques):
+            return (arr == "machine").astype(np.int64)
+    return None
 
 
 def as_domains(domains, n: int) -> np.ndarray | None:

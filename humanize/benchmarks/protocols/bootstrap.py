@@ -57,10 +57,19 @@ def stratified_counts(rng: np.random.Generator, strata: np.ndarray, n_rep: int) 
 def weighted_auroc(machine_scores, machine_w, human_scores, human_w) -> np.ndarray:
     """AUROC per replicate (row of the weight matrices): the weighted Mann-Whitney statistic,
     ties counting 1/2, equal to ``roc_auc_score`` on the documents repeated by their weights."""
+    return _auroc_from_cdf(*_human_cdf(human_scores, human_w), machine_scores, machine_w)
+
+
+def _human_cdf(human_scores, human_w) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted human scores and, per replicate, the cumulative human weight up to each (0 first)."""
     order = np.argsort(human_scores, kind="stable")
     hs = human_scores[order]
     cum = np.zeros((human_w.shape[0], len(hs) + 1))
     np.cumsum(human_w[:, order], axis=1, out=cum[:, 1:])
+    return hs, cum
+
+
+def _auroc_from_cdf(hs, cum, machine_scores, machine_w) -> np.ndarray:
     below = cum[:, np.searchsorted(hs, machine_scores, "left")]  # human weight strictly below
     upto = cum[:, np.searchsorted(hs, machine_scores, "right")]  # ... below or tied
     num = (machine_w * (below + upto)).sum(axis=1) / 2
@@ -91,6 +100,24 @@ def percentile_interval(reps: np.ndarray, confidence: float) -> tuple[float, flo
     return float(lo), float(hi)
 
 
+def percentile_intervals(reps: list, confidence: float) -> list[tuple[float, float]]:
+    """:func:`percentile_interval` of each replicate vector (all of one length), with one
+    ``np.quantile`` call over the vectors whose replicates are all finite."""
+    if not reps:
+        return []
+    stacked = np.stack(reps)
+    finite = np.isfinite(stacked).all(axis=1)
+    alpha = (1 - confidence) / 2
+    out = [None] * len(reps)
+    if finite.any():
+        lo, hi = np.quantile(stacked[finite], [alpha, 1 - alpha], axis=1)
+        for i, a, b in zip(np.flatnonzero(finite), lo.tolist(), hi.tolist()):
+            out[i] = (a, b)
+    for i in np.flatnonzero(~finite):
+        out[i] = percentile_interval(stacked[i], confidence)
+    return out
+
+
 @dataclass
 class GroupRows:
     """The machine rows of one evaluate group, as indices into the detector's arrays."""
@@ -117,13 +144,26 @@ class Sample:
         pools = [np.flatnonzero(self.human_tcodes == c) for c in range(int(self.human_tcodes.max()) + 1)]
         thresholds = [np.stack([weighted_thresholds(self.human_scores[p], v[:, p], f) if len(p)
                                 else np.full(n_rep, np.inf) for p in pools], axis=1) for f in fprs]
-        return v, w, thresholds
+        return v, w, thresholds, {}
+
+    def _humans(self, world, humans: np.ndarray, n_fprs: int) -> tuple:
+        """The reference humans' part of the figures, shared by the groups with the same humans:
+        their score distribution per replicate, their weight, their false positives per FPR."""
+        v, _, thresholds, cache = world
+        key = humans.tobytes()
+        if key not in cache:
+            vh, sh = v[:, humans], self.human_scores[humans]
+            tcodes = self.human_tcodes[humans]
+            fps = [(vh * (sh > thresholds[i][:, tcodes])).sum(axis=1) for i in range(n_fprs)]
+            cache[key] = (*_human_cdf(sh, vh), vh.sum(axis=1), fps)
+        return cache[key]
 
     def _figures(self, world, g: GroupRows, fprs) -> dict:
-        v, w, thresholds = world
-        wg, vh, sh = w[:, g.units], v[:, g.humans], self.human_scores[g.humans]
-        out = {("auroc", None): weighted_auroc(g.scores, wg, sh, vh)}
-        n_m, n_h = wg.sum(axis=1), vh.sum(axis=1)
+        _, w, thresholds, _ = world
+        hs, cum, n_h, fps = self._humans(world, g.humans, len(fprs))
+        wg = w[:, g.units]
+        out = {("auroc", None): _auroc_from_cdf(hs, cum, g.scores, wg)}
+        n_m = wg.sum(axis=1)
         paired = ~np.isnan(g.clean_scores)
         with np.errstate(invalid="ignore", divide="ignore"):
             for i, _ in enumerate(fprs):
@@ -131,7 +171,7 @@ class Sample:
                 tg = t[:, g.tcodes]
                 pred = g.scores > tg
                 tp = (wg * pred).sum(axis=1)
-                fp = (vh * (sh > t[:, self.human_tcodes[g.humans]])).sum(axis=1)
+                fp = fps[i]
                 before = (g.clean_scores > tg) & paired
                 out.update({
                     ("tpr", i): tp / n_m, ("recall", i): tp / n_m,
@@ -169,5 +209,5 @@ class Sample:
         return reps, deltas
 
 
-__all__ = ["GroupRows", "Sample", "check_bootstrap", "percentile_interval", "stratified_counts",
-           "weighted_auroc", "weighted_thresholds"]
+__all__ = ["GroupRows", "Sample", "check_bootstrap", "percentile_interval", "percentile_intervals",
+           "stratified_counts", "weighted_auroc", "weighted_thresholds"]

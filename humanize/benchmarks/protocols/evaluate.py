@@ -27,10 +27,11 @@ import zlib
 
 import numpy as np
 import pandas as pd
+from sklearn.metrics import roc_auc_score
 
 from ._inputs import as_labels, as_scores, check_fpr
-from .bootstrap import GroupRows, Sample, check_bootstrap, percentile_interval
-from .metrics import auroc, binary_metrics
+from .bootstrap import GroupRows, Sample, check_bootstrap, percentile_intervals
+from .metrics import _binary_figures
 from .thresholds import DEFAULT_TOLERANCE, Calibration, calibrate
 
 REQUIRED_COLUMNS = ("id", "label", "attack", "detector", "score")
@@ -94,17 +95,61 @@ def _restrict(cal: Calibration, domains) -> Calibration:
     return Calibration(cal.target_fpr, {d: cal.thresholds[d] for d in domains if d in cal.thresholds}, True)
 
 
-def _asr(group, clean_m, cal, pair_key):
-    pairs = group[[pair_key, "score"]].merge(
-        clean_m[[pair_key, "score", "domain"] if "domain" in clean_m else [pair_key, "score"]],
-        on=pair_key, suffixes=("", "_clean"))
-    if pairs.empty:
+class _References:
+    """The clean humans a group is compared with: those of the group's domains (cached per domain set)."""
+
+    def __init__(self, humans: pd.DataFrame, has_domain: bool):
+        self.humans, self.has_domain, self.cache = humans, has_domain, {}
+
+    def of(self, domains):
+        """``(scores, domains or None)`` of the reference humans for a group covering ``domains``."""
+        if not self.has_domain:
+            return self.humans["score"].to_numpy(), None
+        key = frozenset(domains)
+        if key not in self.cache:
+            href = self.humans[self.humans["domain"].isin(domains)]
+            self.cache[key] = href["score"].to_numpy(), href["domain"].to_numpy()
+        return self.cache[key]
+
+
+class _Pairs:
+    """Each machine row's clean version (same ``pair_key``) for the attack success rate.
+
+    Looked up by position through an index of the clean rows, built once per detector
+    (a ``merge`` per group was the cost); a ``merge`` still serves clean rows sharing a key.
+    """
+
+    def __init__(self, clean_m: pd.DataFrame, pair_key: str):
+        self.clean_m, self.pair_key = clean_m, pair_key
+        self.index = pd.Index(clean_m[pair_key].to_numpy())
+        self.unique = self.index.is_unique
+        self.scores = clean_m["score"].to_numpy()
+        self.domains = clean_m["domain"].to_numpy() if "domain" in clean_m else None
+
+    def of(self, group: pd.DataFrame):
+        """``(attacked scores, clean scores, clean domains or None)`` of the group's paired rows."""
+        if not self.unique:
+            cols = [self.pair_key, "score"] + (["domain"] if self.domains is not None else [])
+            pairs = group[[self.pair_key, "score"]].merge(self.clean_m[cols], on=self.pair_key,
+                                                          suffixes=("", "_clean"))
+            doms = pairs["domain"].to_numpy() if self.domains is not None else None
+            return pairs["score"].to_numpy(), pairs["score_clean"].to_numpy(), doms
+        pos = self.index.get_indexer(group[self.pair_key].to_numpy())
+        keep = pos >= 0
+        pos = pos[keep]
+        return (group["score"].to_numpy()[keep], self.scores[pos],
+                None if self.domains is None else self.domains[pos])
+
+
+def _asr(pairs, cal):
+    attacked, clean, domains = pairs
+    if len(attacked) == 0:
         return math.nan, 0
-    doms = pairs["domain"].to_numpy() if cal.per_domain else None
-    before = cal.predict(pairs["score_clean"].to_numpy(), doms)
-    after = cal.predict(pairs["score"].to_numpy(), doms)
-    n_before = int(before.sum())
-    return (math.nan if n_before == 0 else float(np.count_nonzero(before & ~after) / n_before)), len(pairs)
+    doms = domains if cal.per_domain else None
+    before = cal.predict(clean, doms)
+    after = cal.predict(attacked, doms)
+    n_before = int(np.count_nonzero(before))
+    return (math.nan if n_before == 0 else float(np.count_nonzero(before & ~after) / n_before)), len(attacked)
 
 
 def _n_dropped(dropped: pd.DataFrame, key: dict, domains, clean_attack) -> int:
@@ -135,22 +180,31 @@ def _sample(humans: pd.DataFrame, machines: pd.DataFrame, per_domain: bool, pair
     return sample, humans["_d"].to_numpy(), unit_of, tcode, dom
 
 
-def _group_rows(human_doms, unit_of, tcode, dom, g, clean_scores, pair_key) -> GroupRows:
-    d = dom(g)
-    return GroupRows(g["score"].to_numpy(), g[pair_key].map(unit_of).to_numpy(),
-                     d.map(lambda x: tcode.get(x, 0)).to_numpy(),
-                     g[pair_key].map(clean_scores).to_numpy(dtype=np.float64),
-                     np.flatnonzero(np.isin(human_doms, d.unique())))
+def _machine_rows(machines: pd.DataFrame, unit_of, tcode, dom, clean_scores, pair_key) -> tuple:
+    """Per machine row (by position): its source document, threshold pool, clean score and domain,
+    looked up once per detector and sliced per group."""
+    d = dom(machines)
+    keys = machines[pair_key]
+    return (keys.map(unit_of).to_numpy(), d.map(lambda x: tcode.get(x, 0)).to_numpy(),
+            keys.map(clean_scores).to_numpy(dtype=np.float64), d.to_numpy())
+
+
+def _group_rows(human_doms, machine_rows, pos, scores) -> GroupRows:
+    units, tcodes, clean, doms = machine_rows
+    return GroupRows(scores, units[pos], tcodes[pos], clean[pos],
+                     np.flatnonzero(np.isin(human_doms, pd.unique(doms[pos]))))
 
 
 def _add_intervals(drows, groups, clean_of, fprs, sample, n_boot, confidence, rng, paired):
     """Fill value_lo/hi and change_lo/hi of one detector's rows from its bootstrap replicates."""
     reps, deltas = sample.replicates(groups, clean_of, fprs, n_boot, rng, paired)
-    for row in drows:
-        gi, key = row["_g"], row["_m"]
-        row["value_lo"], row["value_hi"] = percentile_interval(reps[gi][key], confidence)
-        if key in deltas[gi]:
-            row["change_lo"], row["change_hi"] = percentile_interval(deltas[gi][key], confidence)
+    values = percentile_intervals([reps[row["_g"]][row["_m"]] for row in drows], confidence)
+    with_change = [row for row in drows if row["_m"] in deltas[row["_g"]]]
+    changes = percentile_intervals([deltas[row["_g"]][row["_m"]] for row in with_change], confidence)
+    for row, (lo, hi) in zip(drows, values):
+        row["value_lo"], row["value_hi"] = lo, hi
+    for row, (lo, hi) in zip(with_change, changes):
+        row["change_lo"], row["change_hi"] = lo, hi
 
 
 def evaluate(scores_df: pd.DataFrame, fprs=(0.05, 0.01), *, per_domain: bool = True, clean_attack: str = "none",
@@ -186,6 +240,7 @@ def evaluate(scores_df: pd.DataFrame, fprs=(0.05, 0.01), *, per_domain: bool = T
     df, by, pair_key, dropped = _check_frame(scores_df, per_domain, by, pair_key, nan_policy)
     others = [c for c in by if c != "attack"]
     rows = []
+    has_dom = "domain" in df
     for det, dfd in df.groupby("detector", sort=True):
         humans = dfd[(dfd["label"] == 0) & (dfd["attack"] == clean_attack)]
         if humans.empty:
@@ -193,38 +248,55 @@ def evaluate(scores_df: pd.DataFrame, fprs=(0.05, 0.01), *, per_domain: bool = T
                 f"detector {det!r} has no clean human scores (label 'human', attack {clean_attack!r}) to calibrate on"
             )
         cals = _calibrations(humans, fprs, per_domain, tolerance)
-        machines = dfd[dfd["label"] == 1]
+        machines = dfd[dfd["label"] == 1].reset_index(drop=True)  # a group's index: its rows' positions
         clean_m = machines[machines["attack"] == clean_attack]
-        sample, human_doms, unit_of, tcode, dom = _sample(humans, machines, per_domain, pair_key)
-        clean_scores = clean_m.drop_duplicates(pair_key).set_index(pair_key)["score"]
+        if n_boot:
+            sample, human_doms, unit_of, tcode, dom = _sample(humans, machines, per_domain, pair_key)
+            clean_scores = clean_m.drop_duplicates(pair_key).set_index(pair_key)["score"]
+            machine_rows = _machine_rows(machines, unit_of, tcode, dom, clean_scores, pair_key)
+        pairs_of = _Pairs(clean_m, pair_key)
+        dropped_det = dropped[dropped["detector"] == det]
+        refs = _References(humans, has_dom)
+        restricted = {}
         drows, groups, clean_keys, group_keys = [], [], {}, []
         for key, g in machines.groupby(list(by), sort=True, dropna=False):
             key = dict(zip(by, key if isinstance(key, tuple) else (key,)))
-            href = humans[humans["domain"].isin(set(g["domain"]))] if "domain" in dfd else humans
-            n_drop = _n_dropped(dropped[dropped["detector"] == det], key,
-                                set(g["domain"]) if "domain" in dfd else None, clean_attack)
-            base = {"detector": det, **key, "n_machine": len(g), "n_human": len(href), "n_dropped_nan": n_drop,
+            gdom = g["domain"].to_numpy() if has_dom else None
+            gdoms = set(gdom) if has_dom else None
+            h_scores, h_doms = refs.of(gdoms)
+            n_drop = _n_dropped(dropped_det, key, gdoms, clean_attack)
+            n_m, n_h = len(g), len(h_scores)
+            base = {"detector": det, **key, "n_machine": n_m, "n_human": n_h, "n_dropped_nan": n_drop,
                     "_g": len(groups)}
             other_key = tuple(key[c] for c in others)
             group_keys.append(other_key)
             if key["attack"] == clean_attack:
                 clean_keys[other_key] = len(groups)
-            groups.append(_group_rows(human_doms, unit_of, tcode, dom, g, clean_scores, pair_key))
-            y = np.r_[np.ones(len(g), int), np.zeros(len(href), int)]
-            s = np.r_[g["score"].to_numpy(), href["score"].to_numpy()]
-            value = auroc(s, y) if len(href) else math.nan
+            g_scores = g["score"].to_numpy()
+            groups.append(_group_rows(human_doms, machine_rows, g.index.to_numpy(), g_scores) if n_boot else None)
+            y = np.r_[np.ones(n_m, int), np.zeros(n_h, int)]
+            yb = y.astype(bool)
+            s = np.r_[g_scores, h_scores]
+            value = float(roc_auc_score(y, s)) if n_h else math.nan  # both classes present, no NaN
             drows.append({**base, "_m": ("auroc", None), "metric": "auroc", "fpr": math.nan, "value": value,
                           "reached": True, "underpowered": False, "achieved_fpr": math.nan,
                           "value_at_achieved_fpr": value, "n_pairs": math.nan})
-            doms = np.r_[g["domain"].to_numpy(), href["domain"].to_numpy()] if per_domain else None
+            doms = np.r_[gdom, h_doms] if per_domain else None
+            pairs = pairs_of.of(g)
+            dkey = frozenset(gdoms) if per_domain else None
             for fi, f in enumerate(fprs):
-                cal = _restrict(cals[f], sorted(set(g["domain"]), key=str)) if per_domain else cals[f]
+                if per_domain:
+                    if (fi, dkey) not in restricted:
+                        restricted[fi, dkey] = _restrict(cals[f], sorted(gdoms, key=str))
+                    cal = restricted[fi, dkey]
+                else:
+                    cal = cals[f]
                 pred = cal.predict(s, doms)
-                figures = {"tpr": float(pred[: len(g)].mean())}
-                figures.update(binary_metrics(y, pred) if len(href) else {})
-                asr, n_pairs = _asr(g, clean_m, cal, pair_key)
+                figures = {"tpr": float(pred[:n_m].mean())}
+                figures.update(_binary_figures(yb, pred) if n_h else {})
+                asr, n_pairs = _asr(pairs, cal)
                 figures["asr"] = asr
-                achieved = float(pred[len(g):].mean()) if len(href) else math.nan
+                achieved = float(pred[n_m:].mean()) if n_h else math.nan
                 for metric in THRESHOLD_METRICS:
                     v = figures.get(metric, math.nan)
                     drows.append({**base, "_m": (metric, fi), "metric": metric, "fpr": f,

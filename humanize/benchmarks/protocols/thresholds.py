@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 import numpy as np
+import pandas as pd
 
 from ._inputs import as_domains, as_scores, check_fpr
 
@@ -139,14 +140,15 @@ class Calibration:
         doms = as_domains(domains, n)
         if doms is None:
             raise ValueError("these thresholds are per domain: pass the texts' domains")
-        unknown = sorted({str(d) for d in doms} - {str(d) for d in self.thresholds})
+        codes, uniques = pd.factorize(doms)  # look each distinct domain up once
+        unknown = sorted({str(d) for d in uniques} - {str(d) for d in self.thresholds})
         if unknown:
             raise ValueError(
                 f"no human calibration scores for domain(s) {unknown}; calibrated domains: "
                 f"{sorted(str(d) for d in self.thresholds)}"
             )
         lookup = {d: t.threshold for d, t in self.thresholds.items()}
-        return np.array([lookup[d] for d in doms], dtype=np.float64)
+        return np.array([lookup[d] for d in uniques], dtype=np.float64)[codes]
 
     def predict(self, scores, domains=None) -> np.ndarray:
         """Boolean predictions (True = machine): ``score > threshold of its domain``."""
