@@ -63,16 +63,24 @@ class _StageClock:
         self.inner, self.stages = inner, {}
 
     def map(self, job, batches):
-        stage = job.name.split()[0] if job.name.startswith("attack") else job.name
+        for _, outcome in self.map_jobs([(job, batches)]):
+            yield outcome
+
+    def map_jobs(self, work):
+        work = list(work)
+        if not work:
+            return
+        name = work[0][0].name
+        stage = name.split()[0] if name.startswith(("attack", "defense")) else name
         seconds, items = self.stages.setdefault(stage, [0.0, 0])
-        outcomes = self.inner.map(job, batches)
+        outcomes = self.inner.map_jobs(work)
         while True:
             t0 = time.perf_counter()
             outcome = next(outcomes, None)
             seconds += time.perf_counter() - t0
             if outcome is None:
                 break
-            items += len(outcome.batch)
+            items += len(outcome[1].batch)
             self.stages[stage] = [seconds, items]
             yield outcome
         self.stages[stage] = [seconds, items]

@@ -7,6 +7,12 @@ the same batches whatever the executor), hand the batches to an executor
 :class:`~humanize.benchmarks.executors.BatchOutcome` arrives, so a run killed anywhere keeps
 every finished batch and resumes where it stopped. Documents that failed are collected, not
 stored, so a rerun retries them.
+
+A stage of several independent jobs (every attack and θ of a run, every defense) goes to the
+executor at once (:func:`run_stages`, through :meth:`Executor.map_jobs
+<humanize.benchmarks.executors.Executor.map_jobs>`): a cluster then keeps all its workers busy
+across the jobs' boundaries instead of waiting for the last batch of each job before it starts
+the next. The results are the same as one job at a time.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from .executors import Executor, Failure, Job
 
-__all__ = ["StageResult", "batch_keys", "missing_batches", "run_stage"]
+__all__ = ["StageResult", "StageWork", "batch_keys", "missing_batches", "run_stage", "run_stages"]
 
 
 @dataclass
@@ -44,26 +50,50 @@ def missing_batches(payloads: Mapping[Any, Any], have: Iterable, size: int) -> l
     return [[(k, payloads[k]) for k in batch] for batch in batch_keys(todo, size)]
 
 
+@dataclass
+class StageWork:
+    """One job of a stage: its batches of ``(key, payload)`` items, the store writer ``put``
+    (called with each batch's ``(key, result)`` pairs as the batch completes) and the cached
+    ``results`` the job starts from."""
+
+    job: Job
+    batches: list
+    put: Callable[[list[tuple]], None] | None = None
+    results: dict | None = None
+
+
 def run_stage(executor: Executor, job: Job, batches: list[list[tuple]], *,
               put: Callable[[list[tuple]], None] | None = None, results: dict | None = None,
               progress: bool = False) -> StageResult:
     """Carry out ``batches`` of ``(key, payload)`` items with ``executor``.
 
     ``put(done)`` receives each batch's ``(key, result)`` pairs as the batch completes (the
-    store writer: one transaction per batch); ``results`` are the cached results the stage
-    starts from. A :class:`KeyboardInterrupt` (or any error raised by the executor, such as a
-    factory that cannot build its model) propagates; batches finished before it stay written.
+    store writer); ``results`` are the cached results the stage starts from. A
+    :class:`KeyboardInterrupt` (or any error raised by the executor, such as a factory that
+    cannot build its model) propagates; batches finished before it stay written.
     """
-    out = StageResult(results=dict(results or {}))
-    batches = [b for b in batches if b]
-    if not batches:
-        return out
-    bar = _bar(len(batches), job.name, progress)
+    return run_stages(executor, [StageWork(job, batches, put, results)], progress=progress, name=job.name)[0]
+
+
+def run_stages(executor: Executor, work: list[StageWork], *, progress: bool = False,
+               name: str | None = None) -> list[StageResult]:
+    """Carry out several independent jobs with one executor, all at once where the executor
+    can (:meth:`~humanize.benchmarks.executors.Executor.map_jobs`; an executor that only has
+    ``map`` runs them one after another). One :class:`StageResult` per :class:`StageWork`, in
+    order; each batch is written by its job's ``put`` as it arrives, whatever the order."""
+    outs = [StageResult(results=dict(w.results or {})) for w in work]
+    todo = [(i, StageWork(w.job, [b for b in w.batches if b], w.put)) for i, w in enumerate(work)]
+    todo = [(i, w) for i, w in todo if w.batches]
+    if not todo:
+        return outs
+    bar = _bar(sum(len(w.batches) for _, w in todo), name or todo[0][1].job.name, progress)
     try:
-        for outcome in executor.map(job, batches):
+        for pos, outcome in _map_jobs(executor, [(w.job, w.batches) for _, w in todo]):
+            i, w = todo[pos]
+            out = outs[i]
             if outcome.done:
-                if put is not None:
-                    put(outcome.done)
+                if w.put is not None:
+                    w.put(outcome.done)
                 out.results.update(outcome.done)
                 out.computed.extend(key for key, _ in outcome.done)
             out.failures.extend(outcome.failed)
@@ -72,7 +102,18 @@ def run_stage(executor: Executor, job: Job, batches: list[list[tuple]], *,
     finally:
         if bar is not None:
             bar.close()
-    return out
+    return outs
+
+
+def _map_jobs(executor, work: list[tuple]):
+    """``executor.map_jobs(work)``, or its jobs one at a time through ``executor.map`` (a
+    wrapper that only has ``map``)."""
+    if callable(getattr(executor, "map_jobs", None)):
+        yield from executor.map_jobs(work)
+        return
+    for pos, (job, batches) in enumerate(work):
+        for outcome in executor.map(job, batches):
+            yield pos, outcome
 
 
 def _bar(total: int, desc: str, enabled: bool):

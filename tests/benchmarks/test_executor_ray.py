@@ -171,7 +171,7 @@ def test_pool_size_follows_the_resources_and_impossible_resources_are_an_error(c
 
 
 def test_batches_go_back_to_the_actor_that_ran_them_largest_first():
-    from humanize.benchmarks.executors.ray import _Affinity
+    from humanize.benchmarks.executors.scheduling import Affinity as _Affinity
 
     small, big, huge, other = [("a", "x")], [("b", "x" * 50)], [("c", ("x" * 80, "y" * 80))], [("d", "xx")]
     gone = [("e", "x" * 9)]

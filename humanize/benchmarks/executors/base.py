@@ -118,6 +118,14 @@ class Executor:
     def map(self, job: Job, batches: Iterable[list]) -> Iterator[BatchOutcome]:
         raise NotImplementedError
 
+    def map_jobs(self, work: Iterable[tuple[Job, Iterable[list]]]) -> Iterator[tuple[int, BatchOutcome]]:
+        """Several independent jobs: ``work`` is ``(job, batches)`` pairs; yields ``(position of
+        the job in work, outcome)`` per batch, in any order. Here one job after another; an
+        executor with workers to keep busy (Ray) runs them together."""
+        for pos, (job, batches) in enumerate(work):
+            for outcome in self.map(job, batches):
+                yield pos, outcome
+
     def close(self) -> None:
         """Release what the executor holds (workers, a cluster it started)."""
 

@@ -1,16 +1,20 @@
 """The Ray executor: the runner's units of work on a Ray cluster (issue #13).
 
-``kind="task"`` jobs (rule attacks, defenses) run as Ray tasks of a few batches each (up to
-:data:`TASK_BATCHES`, so Ray's cost per task stays small next to millisecond work); each task
-builds the job's state with ``job.factory()`` (cheap for these jobs) and runs its batches one by
-one. ``kind="model"`` jobs (detectors, quality
-meters, model-based attacks) run in a pool of actors: each actor builds the state once (one model
-load per actor) with the resources of ``job.resources`` (``num_cpus``, ``num_gpus``, fractional
-GPUs allowed), and the batches are spread over the pool with ``ray.wait``, one batch in flight per
-actor. The actors outlive a job: the next model job with the same resources reuses their
+``kind="task"`` jobs (rule attacks, defenses) run as Ray tasks of several batches each (as many
+as take about a quarter of a second, measured as the job runs: :class:`~.scheduling.CallSize`),
+so Ray's cost per task stays small next to millisecond work. A stage of
+many such jobs (every attack and θ of a run) is one stream of tasks (:meth:`RayExecutor.map_jobs`):
+a task may carry batches of several jobs, and the workers stay busy across the jobs' boundaries.
+A worker process builds each job's state once (``job.factory()``) and keeps it for the later tasks
+of the same call. ``kind="model"`` jobs (detectors, quality meters, model-based attacks) run in a
+pool of actors: each actor builds the state once (one model load per actor) with the resources
+of ``job.resources`` (``num_cpus``, ``num_gpus``, fractional GPUs allowed), and the batches are
+spread over the pool with ``ray.wait``, several batches per call sized the same way and
+:data:`ACTOR_DEPTH` calls in flight per actor (the next call waits in the actor's queue while
+the current one runs, so the actor never idles on a round trip). The actors outlive a job: the next model job with the same resources reuses their
 processes (imports, loaded models, the shared LM-statistics cache), and a batch goes back to the
 actor that ran it in an earlier job, so the metric detectors that share one forward pass per text
-in a local run share it on Ray too. Inside a worker, a batch goes through
+in a local run share it on Ray too. Inside a worker (:mod:`.ray_worker`), a batch goes through
 :func:`~.base.run_batch`, exactly as in the local executor, so an exception raised on one
 document becomes a :class:`~.base.Failure` for that document and the rest of the batch
 completes. The batches are the runner's own, so every model scores the same batch composition as
@@ -18,12 +22,13 @@ locally, and the outcomes are the local executor's.
 
 Worker death (a killed process, out of memory, a lost node) is retried by this executor, not by
 Ray: the batch is resubmitted (alone, or to a fresh actor for model jobs) up to ``max_retries``
-times, then every item of the batch is reported as ``Failure(..., "worker died: ...")`` and the run goes on.
-Retrying here, per batch, keeps the count exact (Ray's actor restarts count per actor, and with
-one batch in flight per actor the batch that was running is the one that killed it) and gives
-the failure report its documents. A failing ``factory()`` (bad parameters, a missing model) is a
-run error, and so is a run error raised in ``apply`` (:func:`~.base.run_errors`, e.g. a model
-that loads on first use): the exception is raised on the driver with its original type.
+times, then every item of the batch is reported as ``Failure(..., "worker died: ...")`` and the
+run goes on. Retrying here, per batch, keeps the count exact and gives the failure report its
+documents: an actor runs its calls in order, so the oldest call in flight on a dead actor is the
+batch that was running; it is charged the attempt, and the call queued behind it is resubmitted
+as it was. A failing ``factory()`` (bad parameters, a missing model) is a run error, and so is a
+run error raised in ``apply`` (:func:`~.base.run_errors`, e.g. a model that loads on first use):
+the exception is raised on the driver with its original type.
 
 Why not Ray Data: ``Dataset.map_batches`` with an actor pool re-cuts its blocks into batches of
 its own, so a model would score a different batch composition than locally (padding changes
@@ -31,28 +36,27 @@ scores at float precision), its retries re-execute whole blocks, and a per-docum
 report needs the keys the driver already has. The runner's plan is already a list of keyed
 batches and the driver writes every outcome into the SQLite store as it arrives, so a plain
 pool of actors is simpler and gives identical results. Outcomes are yielded as batches complete
-(in any order). A task job keeps a bounded number of batches in flight, so its batches may come
+(in any order). Task jobs keep a bounded number of tasks in flight, so their batches may come
 from a stream; a model job reads its list of batches first, to place each one.
 """
 
 from __future__ import annotations
 
-import gc
 import logging
-import pickle
-import traceback
 import uuid
 from collections import deque
-from itertools import chain, islice
+from itertools import chain
 from typing import Any, Iterable, Iterator
 
 from ..run_specs import RESOURCE_KEYS, resource_problem  # what one worker may ask for (Ray's names)
-from .base import BatchOutcome, Executor, Failure, Job, error_line, run_batch
+from .base import BatchOutcome, Executor, Failure, Job, error_line
+from .ray_worker import FactoryError, PoolWorker, run_units
+from .scheduling import Affinity, CallSize
 
 #: ``ray.init`` options for a cluster this executor starts (``init_options`` wins key by key).
 DEFAULT_INIT_OPTIONS = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.WARNING}
-#: At most this many of a task job's batches go in one Ray task.
-TASK_BATCHES = 8
+#: Calls in flight per actor of a model pool.
+ACTOR_DEPTH = 2
 
 
 def _import_ray():
@@ -77,67 +81,15 @@ def check_resources(resources: Any, name: str = "resources") -> dict:
     return dict(resources)
 
 
-class _FactoryError:
-    """A factory's exception, carried back to the driver to be raised there with its type."""
-
-    def __init__(self, exc: BaseException):
-        try:
-            pickle.loads(pickle.dumps(exc))
-            self.exc = exc
-        except Exception:  # noqa: BLE001 - an exception that cannot travel: keep its line
-            self.exc = RuntimeError(error_line(exc))
-        self.trace = traceback.format_exc()
-
-    def reraise(self):
-        if hasattr(self.exc, "add_note"):  # Python >= 3.11: the worker's traceback, for the reader
-            self.exc.add_note(f"(raised by the job's factory in a Ray worker)\n{self.trace}")
-        raise self.exc
-
-
-def _task(job: Job, batches: list, attempts: int):
-    """A few batches as one Ray task: build the state, then each batch as locally (per-item
-    isolation); a list of outcomes, one per batch."""
-    try:
-        state = job.factory()
-    except Exception as exc:  # noqa: BLE001 - re-raised on the driver
-        return _FactoryError(exc)
-    return [run_batch(job, state, batch, attempts) for batch in batches]
-
-
-class _Worker:
-    """One actor of a model pool. It outlives a job: ``prepare`` builds the next job's state
-    (dropping the previous one first), so the worker process and its imports are reused."""
-
-    def __init__(self):
-        self.token = self.job = self.state = self.error = None
-
-    def prepare(self, token: str, job: Job) -> None:
-        self.release()
-        self.token, self.job = token, job
-        try:
-            self.state = job.factory()
-        except Exception as exc:  # noqa: BLE001 - re-raised on the driver by the first run
-            self.error = _FactoryError(exc)
-
-    def run(self, token: str, batch: list, attempts: int):
-        if token != self.token:
-            raise RuntimeError(f"a Ray worker got a batch of {token} while prepared for {self.token}")
-        return self.error if self.error is not None else run_batch(self.job, self.state, batch, attempts)
-
-    def release(self) -> None:
-        """Drop the job's state (its model) now, not when the next job arrives."""
-        self.token = self.job = self.state = self.error = None
-        gc.collect()
-
-
 _REMOTE: dict = {}
 
 
 def _remote(ray, name: str):
-    """The remote versions of :func:`_task` and :class:`_Worker`, made once per process."""
+    """The remote versions of :func:`.ray_worker.run_units` and :class:`.ray_worker.PoolWorker`,
+    made once per process."""
     if name not in _REMOTE:
-        _REMOTE["task"] = ray.remote(_task)
-        _REMOTE["model"] = ray.remote(_Worker)
+        _REMOTE["task"] = ray.remote(run_units)
+        _REMOTE["model"] = ray.remote(PoolWorker)
     return _REMOTE[name]
 
 
@@ -218,20 +170,31 @@ class RayExecutor(Executor):
 
     # -- the work --------------------------------------------------------------------------------
     def map(self, job: Job, batches: Iterable[list]) -> Iterator[BatchOutcome]:
-        if job.kind not in ("task", "model"):
-            raise ValueError(f"{job.name}: job kind must be 'task' or 'model', got {job.kind!r}")
-        total = len(batches) if hasattr(batches, "__len__") else None
-        source = (b for b in batches if b)
-        first = next(source, None)
-        if first is None:
+        for _, outcome in self.map_jobs([(job, batches)]):
+            yield outcome
+
+    def map_jobs(self, work: Iterable[tuple[Job, Iterable[list]]]) -> Iterator[tuple[int, BatchOutcome]]:
+        """Several independent jobs: the task jobs as one stream of tasks (a task may carry
+        batches of several jobs), then each model job on its actor pool. Yields ``(position of
+        the job in work, outcome)`` as batches complete."""
+        tasks, models = [], []
+        for pos, (job, batches) in enumerate(work):
+            if job.kind not in ("task", "model"):
+                raise ValueError(f"{job.name}: job kind must be 'task' or 'model', got {job.kind!r}")
+            total = len(batches) if hasattr(batches, "__len__") else None
+            source = (b for b in batches if b)
+            first = next(source, None)
+            if first is not None:
+                (tasks if job.kind == "task" else models).append((pos, job, chain([first], source), total))
+        if not tasks and not models:
             return
         ray = self.start()
-        source = chain([first], source)
-        if job.kind == "task":
+        if tasks:
             self._drain()  # idle actors hold their CPUs: free them for the tasks
-            yield from self._map_tasks(ray, job, source, total)
-        else:
-            yield from self._map_pool(ray, job, source)
+            yield from self._map_tasks(ray, tasks)
+        for pos, job, source, _ in models:
+            for outcome in self._map_pool(ray, job, source):
+                yield pos, outcome
 
     def _job_resources(self, job: Job) -> dict:
         own = check_resources(job.resources, f"{job.name}: resources")
@@ -254,45 +217,86 @@ class RayExecutor(Executor):
         line = f"worker died: {error_line(err)}"
         return BatchOutcome(batch, [], [Failure(job.name, key, line, attempts) for key, _ in batch])
 
-    def _map_tasks(self, ray, job: Job, source: Iterator[list], total: int | None) -> Iterator[BatchOutcome]:
-        need = self._job_resources(job)
-        capacity = self._capacity(ray, job, need)
-        # a few batches per task (when their number is known), so Ray's cost per task (scheduling,
-        # a worker round trip) stays small next to cheap work; each batch is still run on its own
-        per_task = max(1, min(TASK_BATCHES, (total or 0) // (4 * capacity)))
-        remote = _remote(ray, "task").options(max_retries=0, retry_exceptions=False, **need)
-        job_ref = ray.put(job)
+    def _map_tasks(self, ray, tasks: list) -> Iterator[tuple[int, BatchOutcome]]:
+        """``tasks``: ``(position, job, batches, total or None)`` of the task jobs. Their batches
+        go out in order, several per Ray task (:class:`~.scheduling.CallSize`; batches of jobs with the same
+        resources share a task); at most twice the cluster's capacity of tasks are in flight."""
+        jobs = {pos: job for pos, job, _, _ in tasks}
+        needs = {pos: self._job_resources(job) for pos, job in jobs.items()}
+        capacity = max(self._capacity(ray, jobs[pos], need) for pos, need in needs.items())
+        totals = [total for *_, total in tasks]
+        sizer = CallSize(capacity, None if None in totals else sum(totals))
+        units = ((pos, batch) for pos, _, batches, _ in tasks for batch in batches)
+        token = uuid.uuid4().hex
+        remotes: dict = {}
         retry, running = deque(), {}
+        pending: list = [None]  # a unit read from the stream that did not fit the last task
+
+        def remote_for(need: dict):
+            shape = tuple(sorted(need.items()))
+            if shape not in remotes:
+                remotes[shape] = _remote(ray, "task").options(max_retries=0, retry_exceptions=False, **need)
+            return remotes[shape]
+
+        def next_units():
+            """The next task's units: batches of jobs with one resource shape."""
+            if retry:  # after a death, one batch per task: the batch that kills is found alone
+                return retry.popleft()
+            out, size = [], sizer.size()
+            while len(out) < size:
+                unit = pending[0] if pending[0] is not None else next(units, None)
+                pending[0] = None
+                if unit is None:
+                    break
+                if out and needs[unit[0]] != needs[out[0][0]]:
+                    pending[0] = unit
+                    break
+                out.append(unit)
+            sizer.sent(len(out))
+            return out, 1
 
         def fill():
             while len(running) < 2 * capacity:
-                if retry:  # after a death, one batch per task: the batch that kills is found alone
-                    batches, attempts = retry.popleft()
-                else:
-                    batches, attempts = list(islice(source, per_task)), 1
-                if not batches:
+                chosen, attempts = next_units()
+                if not chosen:
                     return
-                running[remote.remote(job_ref, batches, attempts)] = (batches, attempts)
+                shipped = {pos: jobs[pos] for pos in dict.fromkeys(pos for pos, _ in chosen)}
+                ref = remote_for(needs[chosen[0][0]]).remote(token, shipped, chosen, attempts)
+                running[ref] = (chosen, attempts)
 
         try:
             fill()
             while running:
                 [ref], _ = ray.wait(list(running), num_returns=1)
-                batches, attempts = running.pop(ref)
+                chosen, attempts = running.pop(ref)
                 out = self._get(ray, ref)
                 if isinstance(out, BaseException):
-                    if attempts <= self.max_retries:
-                        retry.extend(([batch], attempts + 1) for batch in batches)
-                        fill()
-                        continue
-                    out = [self._died(job, batch, attempts, out) for batch in batches]
-                fill()
-                if isinstance(out, _FactoryError):
+                    again, lost = self._after_death(chosen, attempts)
+                    retry.extend(([unit], n) for unit, n in again)
+                    outcomes = [(pos, self._died(jobs[pos], batch, attempts, out)) for pos, batch in lost]
+                elif isinstance(out, FactoryError):
                     out.reraise()
-                yield from out
-        finally:  # the driver stopped early: drop the batches still in flight
+                else:
+                    seconds, results = out
+                    sizer.observe(seconds, len(chosen))
+                    outcomes = [(pos, BatchOutcome(batch, done, failed))
+                                for (pos, batch), (_, done, failed) in zip(chosen, results)]
+                fill()
+                yield from outcomes
+        finally:  # the driver stopped early: drop the tasks still in flight
             for ref in running:  # not forced: a forced cancel kills the worker process
                 ray.cancel(ref)
+
+    def _after_death(self, units: list, attempts: int) -> tuple[list, list]:
+        """A call of ``units`` died with its worker: ``(units to resubmit alone with their
+        attempts, units that failed for good)``. A call of one unit is charged the attempt
+        (resubmitted while ``max_retries`` allows); a call of several is split, uncharged, so
+        the unit that kills is found alone."""
+        if len(units) > 1:
+            return [(unit, attempts) for unit in units], []
+        if attempts <= self.max_retries:
+            return [(units[0], attempts + 1)], []
+        return [], units
 
     def _map_pool(self, ray, job: Job, source: Iterator[list]) -> Iterator[BatchOutcome]:
         need = self._job_resources(job)
@@ -301,48 +305,80 @@ class RayExecutor(Executor):
         shape = tuple(sorted(need.items()))
         self._drain(keep=shape)
         token, job_ref = uuid.uuid4().hex, ray.put(job)
-        idle = deque(self._checkout(ray, shape, size))
-        for actor in idle:
+        actors = self._checkout(ray, shape, size)
+        for actor in actors:
             actor.prepare.remote(token, job_ref)  # an actor runs its calls in order: before its batches
-        queue = _Affinity(pending, self._owner, list(idle))
+        queue = Affinity(pending, self._owner, list(actors))
+        sizer = CallSize(len(actors), len(pending))
+        inflight = {actor: deque() for actor in actors}  # each actor's calls, oldest first
         retry, running = deque(), {}
 
+        def take(actor) -> tuple[list, int] | None:
+            if retry:
+                batch, attempts = retry.popleft()
+                return [batch], attempts
+            batches = []
+            for _ in range(sizer.size()):
+                item = queue.take(actor)
+                if item is None:
+                    break
+                batches.append(item[0])
+            sizer.sent(len(batches))
+            return (batches, 1) if batches else None
+
         def fill():
-            for actor in list(idle):
-                item = retry.popleft() if retry else queue.take(actor)
-                if item is not None:
-                    idle.remove(actor)
-                    self._owner[item[0][0][0]] = actor
-                    running[actor.run.remote(token, *item)] = (actor, *item)
+            for actor in list(inflight):
+                while len(inflight[actor]) < ACTOR_DEPTH:
+                    call = take(actor)
+                    if call is None:
+                        break
+                    for batch in call[0]:
+                        self._owner[batch[0][0]] = actor
+                    ref = actor.run.remote(token, *call)
+                    running[ref] = (actor, *call)
+                    inflight[actor].append(ref)
+
+        def replace(actor) -> None:
+            """``actor`` died: a fresh one takes its place (and its batches are anyone's)."""
+            ray.kill(actor, no_restart=True)
+            queue.orphan(actor)
+            del inflight[actor]
+            [fresh] = self._checkout(ray, shape, 1, new=True)
+            fresh.prepare.remote(token, job_ref)
+            inflight[fresh] = deque()
 
         try:
             fill()
             while running:
                 [ref], _ = ray.wait(list(running), num_returns=1)
-                actor, batch, attempts = running.pop(ref)
+                actor, batches, attempts = running[ref]
                 out = self._get(ray, ref)
-                if isinstance(out, BaseException):  # the actor died with this batch: a fresh one
-                    ray.kill(actor, no_restart=True)
-                    queue.orphan(actor)
-                    [fresh] = self._checkout(ray, shape, 1, new=True)
-                    fresh.prepare.remote(token, job_ref)
-                    idle.append(fresh)
-                    if attempts <= self.max_retries:
-                        retry.append((batch, attempts + 1))
-                        fill()
-                        continue
-                    out = self._died(job, batch, attempts, out)
-                else:
-                    idle.append(actor)
-                fill()
-                if isinstance(out, _FactoryError):
+                if isinstance(out, BaseException):  # the actor died while running its oldest call
+                    calls = [running.pop(r)[1:] for r in inflight[actor]]
+                    replace(actor)
+                    (batches, attempts), queued = calls[0], calls[1:]
+                    retry.extend((b, n) for bs, n in queued for b in bs)  # never ran: resubmitted as they were
+                    again, lost = self._after_death(batches, attempts)
+                    retry.extendleft(reversed(again))
+                    outcomes = [self._died(job, batch, attempts, out) for batch in lost]
+                elif isinstance(out, FactoryError):
                     out.reraise()
-                yield out
+                else:
+                    del running[ref]
+                    inflight[actor].remove(ref)
+                    seconds, results = out
+                    sizer.observe(seconds, len(batches))
+                    outcomes = [BatchOutcome(batch, done, failed) for batch, (done, failed) in zip(batches, results)]
+                fill()
+                yield from outcomes
         finally:  # done, or the driver stopped early: workers still busy are killed, the others kept
-            for actor, *_ in running.values():
-                ray.kill(actor, no_restart=True)
-            for actor in idle:
-                actor.release.remote()
+            idle = []
+            for actor, calls in inflight.items():
+                if calls:
+                    ray.kill(actor, no_restart=True)
+                else:
+                    actor.release.remote()
+                    idle.append(actor)
             self._pools.setdefault(shape, []).extend(idle)
 
     def _drain(self, keep: tuple | None = None) -> None:
@@ -372,44 +408,3 @@ class RayExecutor(Executor):
         except ray.exceptions.RayTaskError as err:  # escaped run_batch (a BaseException): as locally
             cause = getattr(err, "cause", None)
             raise (cause if isinstance(cause, BaseException) else err) from None
-
-
-class _Affinity:
-    """Which batch an idle actor runs next: one it ran in an earlier job of this executor (a
-    worker keeps its process's caches, e.g. the LM statistics the metric detectors share), else
-    one nobody in the pool ran. An actor never takes another's batch: that batch is likely a
-    cache hit where it is and a full recomputation elsewhere. Each queue runs its largest
-    batches first, so a long batch does not start last and run alone."""
-
-    def __init__(self, batches: list, owner: dict, actors: list):
-        self.queues = {actor: [] for actor in actors}
-        free: list = []
-        for batch in batches:
-            self.queues.get(owner.get(batch[0][0]), free).append(batch)
-        self.queues = {a: deque(sorted(q, key=_weight, reverse=True)) for a, q in self.queues.items()}
-        self.free = deque(sorted(free, key=_weight, reverse=True))
-
-    def take(self, actor):
-        mine = self.queues.get(actor)
-        if mine:
-            return mine.popleft(), 1
-        return (self.free.popleft(), 1) if self.free else None
-
-    def orphan(self, actor) -> None:
-        """``actor`` died: the batches it owned are anyone's."""
-        left = list(self.queues.pop(actor, ())) + list(self.free)
-        self.free = deque(sorted(left, key=_weight, reverse=True))
-
-
-def _weight(batch: list) -> int:
-    """A batch's size in characters of its payloads (texts, or tuples of texts): its cost."""
-    def size(payload) -> int:
-        if isinstance(payload, str):
-            return len(payload)
-        if isinstance(payload, (tuple, list)):
-            return sum(size(p) for p in payload)
-        return 1
-
-    return sum(size(payload) for _, payload in batch)
-
-
