@@ -56,9 +56,13 @@ def _count(value):
 
 def attack_texts(attack, texts: list[str]) -> list[dict]:
     """Attack each text under a fresh :class:`~humanize.cost.CostMeter`: the store row of each
-    output (text, exact edits, info, time, memory, tokens, queries, machine)."""
+    output (text, exact edits as the store's JSON text and their number, info, time, memory,
+    tokens, queries, machine). The edits are encoded here, where the work runs: a remote
+    worker then sends one string per document, not thousands of small lists to unpickle."""
     from humanize.cost import CostMeter
     from humanize.cost.machine import machine_description
+
+    from .store import encode_edits
 
     meter = CostMeter()
     rows = []
@@ -71,7 +75,8 @@ def attack_texts(attack, texts: list[str]) -> list[dict]:
         m.count_output(result.text)
         rec = m.record
         rows.append(dict(
-            output=result.text, edits=[list(e) for e in result.edits], info=info,
+            output=result.text, edits=encode_edits([list(e) for e in result.edits]), n_edits=len(result.edits),
+            info=info,
             wall_s=rec.get("wall_s"), cpu_s=rec.get("cpu_s"), peak_rss_mb=rec.get("peak_rss_mb"),
             peak_gpu_mb=rec.get("gpu_peak_mb"), tokens_in=_count(rec.get("tokens_in")),
             tokens_out=_count(rec.get("tokens_out")), queries=_count(rec.get("queries")),

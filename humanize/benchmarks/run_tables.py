@@ -53,12 +53,15 @@ def evaluate_defenses(score_table: pd.DataFrame, config) -> pd.DataFrame:
 
 def cost_rows(outputs: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """Per attack output: its measured (or cached) cost, counts and input size."""
-    return pd.concat(
-        [f[["attack", "id", "rate", *COST_COLUMNS, *INFO_COUNTS, "n_edits", "cost_source", "machine"]].assign(
-            chars_in=f["original"].str.len(), words_in=f["original"].str.split().str.len())
-         for f in outputs.values()],
-        ignore_index=True,
-    )
+    if not outputs:
+        return pd.DataFrame()
+    cols = ["attack", "id", "rate", *COST_COLUMNS, *INFO_COUNTS, "n_edits", "cost_source", "machine"]
+    table = pd.concat([f[[*cols, "input_hash", "original"]] for f in outputs.values()], ignore_index=True)
+    # every attack of a run has the same inputs: measure each input once
+    inputs = table.drop_duplicates("input_hash").set_index("input_hash")["original"]
+    table["chars_in"] = table["input_hash"].map(inputs.str.len())
+    table["words_in"] = table["input_hash"].map(inputs.str.split().str.len())
+    return table.drop(columns=["input_hash", "original"])
 
 
 def mixed_machines(cost: pd.DataFrame) -> list[str]:

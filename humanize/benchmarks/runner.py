@@ -15,9 +15,10 @@ One call, :func:`run`, does what ``humanize-bench run`` does:
 6. apply the protocols (:func:`humanize.benchmarks.protocols.evaluate`), per defense, and
    store the tables.
 
-Every stage is the same mechanism (:func:`.stages.run_stage`): the work the store lacks is cut
+Every stage is the same mechanism (:func:`.stages.run_stages`): the work the store lacks is cut
 into batches, carried out by an executor (``local`` or ``ray``: :mod:`.executors`; the
-units of work are in :mod:`.jobs`) and committed to the SQLite store batch by batch, keyed by
+units of work are in :mod:`.jobs`; all the attacks of a run go to it at once) and written to
+the SQLite store batch by batch as they arrive (commits grouped about once a second), keyed by
 content, so a run killed at any point resumes where it stopped, and a second run of the same
 configuration does no model work at all. A document whose work raises is reported in
 ``RunResult.failures`` (and the ``failures`` table) and left out; the rest completes.
@@ -40,7 +41,7 @@ from .datasets.split import in_train_split
 from .executors import Failure, get_executor
 from .run_tables import (CLEAN, COST_COLUMNS, INFO_COUNTS, cost_rows, evaluate_defenses, failure_rows,
                          mixed_machines, score_rows)
-from .stages import batch_keys, missing_batches, run_stage
+from .stages import StageWork, batch_keys, missing_batches, run_stage, run_stages
 from .store import ResultsStore, text_hash
 
 __all__ = ["CLEAN", "COST_COLUMNS", "INFO_COUNTS", "RunResult", "run", "sample_rows"]
@@ -106,6 +107,7 @@ def _run_attacks(config: RunConfig, store: ResultsStore, executor, machine: pd.D
     document whose attack failed is left out (and reported in ``failures``)."""
     outputs = {}
     texts = dict(zip(machine["text_hash"], machine["generation"]))
+    planned, work_items = [], []
     for spec in config.attacks:
         kind = jobs.attack_kind(spec)
         for label, params in spec.expand():
@@ -114,34 +116,44 @@ def _run_attacks(config: RunConfig, store: ResultsStore, executor, machine: pd.D
             have = store.attack_outputs(key, list(texts))
             job = jobs.attack_job(label, spec, params, config.seed, config.train_fraction,
                                   config.job_resources(label, kind))
-            stage = run_stage(executor, job, missing_batches(texts, have, config.batch_size),
-                              put=partial(_put_attack_outputs, store, key), results=have, progress=progress)
-            work["attacked"] += len(stage.computed)
-            failures.extend(stage.failures)
-            have, measured = stage.results, set(stage.computed)
-            done = machine[machine["text_hash"].isin(have)]
-            frame = done[["id", "domain", "text_hash", "generation"]].rename(
-                columns={"text_hash": "input_hash", "generation": "original"}
-            ).copy()
-            frame["text"] = [have[h]["output"] for h in frame["input_hash"]]
-            frame["text_hash"] = frame["text"].map(text_hash)
-            for col in COST_COLUMNS:
-                frame[col] = [have[h].get(col) for h in frame["input_hash"]]
-            frame["cost_source"] = ["measured" if h in measured else "cached" for h in frame["input_hash"]]
-            frame["machine"] = [have[h].get("machine") for h in frame["input_hash"]]
-            frame["n_edits"] = [len(have[h]["edits"]) for h in frame["input_hash"]]
-            # texts a detector-guided attack sent to its target/surrogate (RAFT, HMGC), 0 for the others
-            frame["detector_queries"] = [int((have[h].get("info") or {}).get("detector_queries", 0) or 0)
-                                         for h in frame["input_hash"]]
-            # prompt / completion tokens of the generator calls a rewriting attack made (0 for the others)
-            for col in INFO_COUNTS[1:]:
-                frame[col] = [int((have[h].get("info") or {}).get(col, 0) or 0) for h in frame["input_hash"]]
-            frame["attack"] = label
-            frame["attack_name"] = spec.name
-            frame["rate"] = getattr(attack, "rate", math.nan)
-            frame["attack_key"] = key
-            outputs[label] = frame
+            planned.append((spec, label, attack, key))
+            work_items.append(StageWork(job, missing_batches(texts, have, config.batch_size),
+                                        put=partial(_put_attack_outputs, store, key), results=have))
+    # every attack and θ at once: an executor with workers keeps them busy across the jobs
+    stages = run_stages(executor, work_items, progress=progress, name="attacks")
+    for (spec, label, attack, key), stage in zip(planned, stages):
+        work["attacked"] += len(stage.computed)
+        failures.extend(stage.failures)
+        outputs[label] = _attack_frame(machine, spec, label, attack, key, stage)
     return outputs
+
+
+def _attack_frame(machine: pd.DataFrame, spec, label: str, attack, key: str, stage) -> pd.DataFrame:
+    """One attack's outputs (cached and computed) as rows of the run's tables."""
+    have, measured = stage.results, set(stage.computed)
+    done = machine[machine["text_hash"].isin(have)]
+    hashes = done["text_hash"].tolist()
+    rows = [have[h] for h in hashes]
+    infos = [r.get("info") or {} for r in rows]
+    texts = [r["output"] for r in rows]
+    columns = {"id": done["id"].to_numpy(), "domain": done["domain"].to_numpy(), "input_hash": hashes,
+               "original": done["generation"].to_numpy(), "text": texts, "text_hash": [text_hash(t) for t in texts]}
+    columns.update({col: [r.get(col) for r in rows] for col in COST_COLUMNS})
+    columns["cost_source"] = ["measured" if h in measured else "cached" for h in hashes]
+    columns["machine"] = [r.get("machine") for r in rows]
+    # computed rows carry their count (their edits come encoded); rows read from the store, the list
+    columns["n_edits"] = [r["n_edits"] if "n_edits" in r else len(r["edits"]) for r in rows]
+    # texts a detector-guided attack sent to its target/surrogate (RAFT, HMGC), 0 for the others
+    columns["detector_queries"] = [int(i.get("detector_queries", 0) or 0) for i in infos]
+    # prompt / completion tokens of the generator calls a rewriting attack made (0 for the others)
+    for col in INFO_COUNTS[1:]:
+        columns[col] = [int(i.get(col, 0) or 0) for i in infos]
+    frame = pd.DataFrame(columns, index=done.index)
+    frame["attack"] = label
+    frame["attack_name"] = spec.name
+    frame["rate"] = getattr(attack, "rate", math.nan)
+    frame["attack_key"] = key
+    return frame
 
 
 def _detector_key(detector, train: pd.DataFrame | None) -> str:
@@ -241,14 +253,12 @@ def _quality(config: RunConfig, store: ResultsStore, executor, outputs: dict[str
 def _defend(config: RunConfig, executor, texts: dict[str, str], progress: bool, failures: list) -> dict[str, dict]:
     """Each defense's output for every scored text: {defense: {text hash: defended text}}. A
     defense is cheap and deterministic, so its outputs are recomputed, not stored; their scores are."""
-    out = {}
-    for spec in config.defenses:
-        job = jobs.defense_job(spec.name, spec.params, config.job_resources("defense", "task"))
-        stage = run_stage(executor, job, missing_batches(texts, (), max(config.batch_size, 1) * 4),
-                          progress=progress)
+    work = [StageWork(jobs.defense_job(spec.name, spec.params, config.job_resources("defense", "task")),
+                      missing_batches(texts, (), max(config.batch_size, 1) * 4)) for spec in config.defenses]
+    stages = run_stages(executor, work, progress=progress, name="defenses")
+    for stage in stages:
         failures.extend(stage.failures)
-        out[spec.name] = stage.results
-    return out
+    return {spec.name: stage.results for spec, stage in zip(config.defenses, stages)}
 
 
 def run(config: RunConfig, *, progress: bool = True, executor=None) -> RunResult:
@@ -270,7 +280,7 @@ def run(config: RunConfig, *, progress: bool = True, executor=None) -> RunResult
     if own:
         executor = get_executor(config.executor, address=config.ray_address, max_retries=config.max_retries)
     try:
-        with ResultsStore(config.db) as store:
+        with ResultsStore(config.db) as store, store.commit_every(1.0):
             return _run(config, run_id, rows, store, executor, progress)
     finally:
         if own:

@@ -2,9 +2,13 @@
 
 Everything is keyed by *content*: an attack output by (attack key, input text
 hash), a detector score by (detector key, text hash), a quality row by (attack
-key, input hash). A run writes each finished batch in its own transaction (WAL
-journal), so a run killed at any moment keeps all finished work, and a second
-run of the same configuration finds everything cached and does no model work.
+key, input hash). Each finished batch is written atomically (WAL journal), so a
+run killed at any moment keeps all finished work, and a second run of the same
+configuration finds everything cached and does no model work. Inside
+:meth:`ResultsStore.commit_every` (the runner's writes) the batches are committed
+together about once a second rather than one commit each (thousands of small
+batches cost a few commits); an exception or Ctrl-C commits what was written, and
+a process killed outright loses at most that second of work, which a rerun redoes.
 
 Integrity: the file passes SQLite's ``quick_check`` at open (a garbage, truncated
 or foreign file is a :class:`StoreError` naming it), and every row carries a
@@ -25,6 +29,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import time
 import warnings
 from contextlib import contextmanager
 from pathlib import Path
@@ -35,7 +40,7 @@ import pandas as pd
 from .store_schema import (TABLES, StoreError, check_file, columns, connect, from_sql, is_locked, locked_error,
                            migrate, normalize_row, row_hash, to_sql)
 
-__all__ = ["ResultsStore", "StoreError", "StoreWarning", "text_hash"]
+__all__ = ["ResultsStore", "StoreError", "StoreWarning", "encode_edits", "text_hash"]
 
 
 #: Tables computed from a finished run after it ran (:meth:`ResultsStore.add_run_table`).
@@ -48,6 +53,20 @@ class StoreWarning(UserWarning):
 
 def text_hash(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def encode_edits(edits: Sequence) -> str:
+    """An attack's edits as the store keeps them (JSON text). A worker that encodes its edits
+    hands the driver one string per document instead of thousands of small lists."""
+    return json.dumps(edits)
+
+
+def _edits_text(edits) -> str:
+    if isinstance(edits, str):
+        return edits
+    if not isinstance(edits, (list, tuple)):
+        raise TypeError(f"attack_outputs.edits must be a list of edits or their JSON text, got {type(edits).__name__}")
+    return encode_edits(edits)
 
 
 def _chunks(seq: Sequence, n: int = 500) -> Iterable[Sequence]:
@@ -79,6 +98,8 @@ class ResultsStore:
         self._writing = False
         self._run_configs: dict[str, str] = {}
         self._pending_run: str | None = None
+        self._commit_seconds: float | None = None  # inside commit_every: group the commits
+        self._last_commit = time.monotonic()
         if readonly or self.path.is_file():
             self._conn = connect(self.path, readonly=True, timeout=timeout)
             self._checked(lambda: check_file(self._conn, self.path))
@@ -132,6 +153,9 @@ class ResultsStore:
             raise StoreError(f"results database {str(self.path)!r}: cannot {action}: {err}") from None
 
     def close(self) -> None:
+        if self._writing and self._conn.in_transaction:  # grouped writes not yet committed
+            with self._guard("commit"):
+                self._conn.commit()
         if self._writing:  # fold the WAL back in, unless another process has the file open
             try:
                 self._conn.execute("PRAGMA busy_timeout = 0")
@@ -188,10 +212,47 @@ class ResultsStore:
         keys, values = TABLES[table]
         names = [*keys, *(n for n, _ in values), "row_hash"]
         marks = ",".join("?" * len(names))
-        with self._guard(action), self._conn:
-            self._flush_run()
-            self._conn.executemany(f"INSERT OR REPLACE INTO {table} ({', '.join(names)}) VALUES ({marks})",
-                                   [(*map(to_sql, row), row_hash(table, row)) for row in rows])
+        sql = f"INSERT OR REPLACE INTO {table} ({', '.join(names)}) VALUES ({marks})"
+        values = [(*map(to_sql, row), row_hash(table, row)) for row in rows]
+        if self._commit_seconds is None:
+            with self._guard(action), self._conn:
+                self._flush_run()
+                self._conn.executemany(sql, values)
+            return
+        with self._guard(action):  # grouped: this batch all or nothing, committed with its neighbours
+            if not self._conn.in_transaction:
+                self._conn.execute("BEGIN")
+            self._conn.execute("SAVEPOINT batch")
+            try:
+                self._flush_run()
+                self._conn.executemany(sql, values)
+            except BaseException:
+                self._conn.execute("ROLLBACK TO batch")
+                raise
+            finally:
+                self._conn.execute("RELEASE batch")
+            if time.monotonic() - self._last_commit >= self._commit_seconds:
+                self._conn.commit()
+                self._last_commit = time.monotonic()
+
+    @contextmanager
+    def commit_every(self, seconds: float = 1.0):
+        """Within this block, group the writes' commits: at most one every ``seconds``, and one
+        when the block ends (normally, by an exception or by Ctrl-C). Each batch stays atomic. A
+        stage that writes thousands of small batches then pays for a few commits, not thousands;
+        a process killed outright loses at most the last ``seconds`` of writes."""
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds >= 0:
+            raise ValueError(f"seconds must be a number >= 0, got {seconds!r}")
+        outer = self._commit_seconds
+        self._commit_seconds = float(seconds) if outer is None else min(outer, float(seconds))
+        self._last_commit = time.monotonic()
+        try:
+            yield self
+        finally:
+            self._commit_seconds = outer
+            if outer is None and self._writing and self._conn.in_transaction:
+                with self._guard("commit"):
+                    self._conn.commit()
 
     def _upsert_run(self, run_id: str, config: str, status: str, tables: str | None) -> None:
         row = normalize_row("runs", (run_id,), (config, status, tables))
@@ -217,10 +278,11 @@ class ResultsStore:
         return out
 
     def put_attack_outputs(self, attack_key: str, rows: Sequence[dict]) -> None:
-        """Rows: ``input_hash``, ``output``, ``edits``, optional ``info``, costs and ``machine``."""
+        """Rows: ``input_hash``, ``output``, ``edits`` (a list of ``[start, end, replacement]``, or
+        that list already encoded by :func:`encode_edits`), optional ``info``, costs and ``machine``."""
         table = [
             normalize_row("attack_outputs", (attack_key, r["input_hash"]), (
-                r["output"], json.dumps(r["edits"]), json.dumps(r.get("info", {}), default=repr),
+                r["output"], _edits_text(r["edits"]), json.dumps(r.get("info", {}), default=repr),
                 *(r.get(c) for c in _ATTACK_COLS[3:]),
             ))
             for r in rows

@@ -59,6 +59,9 @@ def _cell(value, sql_type: str):
     return value
 
 
+_PLAIN_NUMBERS = (int, float)  # the common case, checked by type before the slower ABC check
+
+
 def normalize_row(table: str, keys: tuple, values: tuple) -> tuple:
     """The row (key + values) with each value in the type it reads back as."""
     for k in keys:
@@ -66,9 +69,15 @@ def normalize_row(table: str, keys: tuple, values: tuple) -> tuple:
             raise TypeError(f"{table}: keys must be str, got {k!r} ({type(k).__name__})")
     out = []
     for v, (name, sql_type) in zip(values, TABLES[table][1]):
-        if sql_type == "TEXT" and v is not None and not isinstance(v, str):
-            raise TypeError(f"{table}.{name} must be a str, got {type(v).__name__}")
-        if sql_type != "TEXT" and v is not None and (isinstance(v, (str, bytes, bool)) or not _is_real(v)):
+        if v is None:
+            out.append(None)
+            continue
+        if sql_type == "TEXT":
+            if type(v) is not str and not isinstance(v, str):
+                raise TypeError(f"{table}.{name} must be a str, got {type(v).__name__}")
+            out.append(v)
+            continue
+        if type(v) not in _PLAIN_NUMBERS and (isinstance(v, (str, bytes, bool)) or not _is_real(v)):
             raise TypeError(f"{table}.{name} must be a number or None, got {v!r} ({type(v).__name__})")
         out.append(_cell(v, sql_type))
     return (*keys, *out)
@@ -95,7 +104,7 @@ def decode_text(raw: bytes) -> str:
 def to_sql(value):
     """A value as bound to SQLite: a str that UTF-8 cannot encode (a lone surrogate, which
     Python allows) is stored as its ``surrogatepass`` bytes, so any str round-trips."""
-    if isinstance(value, str):
+    if isinstance(value, str) and not value.isascii():
         try:
             value.encode("utf-8")
         except UnicodeEncodeError:
