@@ -10,18 +10,20 @@ every attacked text with its exact edits.
     (``--demo-n``), the nine rule-based attacks, the eight demo detectors; quality off unless
     ``--quality``).
     Floor: Ray's wall time <= 1.3x the local one.
-(b) a CPU-bound grid: every rule-based attack at each θ of ``--rates``, scored by tfidf_lr and
-    surface_probe, over ``--grid-n`` machine and as many human demo texts; no quality, no
-    bootstrap intervals (``n_boot`` 0: the evaluation runs on the driver whatever the executor).
+(b) a CPU-bound grid: every rule-based attack at each θ of ``--rates`` (default 40 values,
+    0.025 to 1.0), scored by tfidf_lr and surface_probe, over ``--grid-n`` machine and as many
+    human demo texts (900: all of them); no quality, no bootstrap intervals (``n_boot`` 0: the
+    evaluation runs on the driver whatever the executor).
     Floors: local >= 2 minutes; Ray with 2 workers >= 1.6x faster, cluster start-up included.
 
 Also printed per stage: the seconds the driver waited on the executor and the items done, so
-the per-unit costs of the capacity plan (README) come from the local column. On Ray the first
-stage's time includes the cluster start. The load average of the machine is printed next to
+the per-unit costs of the capacity plan (README) come from the local column; then the time
+outside the stages (the driver's own work) and the driver process's CPU seconds. On Ray the
+first stage's time includes the cluster start. The load average of the machine is printed next to
 each figure: on a shared machine it moves the times more than the executor does.
 
     OMP_NUM_THREADS=1 python benchmarks/bench_executors.py [--part a|b|both] [--quality]
-        [--demo-n 40] [--grid-n 900] [--rates 0.05,0.1,...,1.0] [--keep DIR]
+        [--demo-n 40] [--grid-n 900] [--rates 0.025,0.05,...,1.0] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -98,7 +100,8 @@ def _child(executor: str, config_path: str) -> None:
     with get_executor(executor) as ex:
         clock = _StageClock(ex)
         result = run(config, progress=False, executor=clock)
-    print(json.dumps({"work": result.work, "failures": len(result.failures), "stages": clock.stages}))
+    print(json.dumps({"work": result.work, "failures": len(result.failures), "stages": clock.stages,
+                      "driver_cpu_s": time.process_time()}))
 
 
 def _timed_run(executor: str, config, workdir: str) -> tuple[float, dict, str, float]:
@@ -148,11 +151,14 @@ def _part(title: str, config, workdir: str, floor: str) -> None:
         runs[executor] = _timed_run(executor, config, workdir)
         wall, info, _, load = runs[executor]
         print(f"   {executor:<6} {wall:8.1f} s   work {info['work']}  failures {info['failures']}  "
-              f"(load average {load:.1f} at start)")
+              f"driver CPU {info['driver_cpu_s']:.1f} s  (load average {load:.1f} at start)")
     print(f"   {'stage':<22}{'items':>8}{'local s':>9}{'ray s':>9}{'local ms/item':>15}")
     for stage, (seconds, items) in runs["local"][1]["stages"].items():
         on_ray = runs["ray"][1]["stages"].get(stage, [float("nan")])[0]
         print(f"   {stage:<22}{items:>8}{seconds:>9.1f}{on_ray:>9.1f}{1000 * seconds / max(items, 1):>15.2f}")
+    outside = {ex: runs[ex][0] - sum(sec for sec, _ in runs[ex][1]["stages"].values()) for ex in runs}
+    print(f"   {'outside the stages':<22}{'':>8}{outside['local']:>9.1f}{outside['ray']:>9.1f}"
+          "   (process start, imports, sampling, storing rows, evaluation, tables)")
     local, ray = runs["local"][0], runs["ray"][0]
     for name, verdict in _compare(runs["local"][2], runs["ray"][2]).items():
         print(f"   {name:<24} {verdict}")
@@ -173,8 +179,8 @@ def main() -> None:
     ap.add_argument("--quality", action="store_true", help="(a) with the demo's quality meters")
     ap.add_argument("--demo-n", type=int, default=40, help="(a) machine texts (and as many human ones)")
     ap.add_argument("--grid-n", type=int, default=900, help="(b) machine texts (and as many human ones)")
-    ap.add_argument("--rates", default=",".join(f"{0.05 * i:.2f}" for i in range(1, 21)),
-                    help="(b) the θ sweep of every attack (default 0.05, 0.10, ..., 1.00)")
+    ap.add_argument("--rates", default=",".join(f"{0.025 * i:.3f}" for i in range(1, 41)),
+                    help="(b) the θ sweep of every attack (default 0.025, 0.050, ..., 1.000)")
     ap.add_argument("--keep", help="keep the databases in this folder (default: a temporary one, removed)")
     args = ap.parse_args()
     import ray

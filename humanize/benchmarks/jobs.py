@@ -85,8 +85,24 @@ def attack_texts(attack, texts: list[str]) -> list[dict]:
     return rows
 
 
-def attack_job(label: str, spec, params: dict, seed: int, train_fraction: float, resources: dict) -> Job:
-    return Job(f"attack {label}", partial(build_attack, spec, params, seed, train_fraction), attack_texts,
+def attack_store_rows(store_key: str, attack, texts: list[str]) -> list[dict]:
+    """:func:`attack_texts`, each row also ``encoded`` as the store inserts it under ``store_key``
+    (:func:`~humanize.benchmarks.store.encode_attack_row`): the checksums and the encoding are
+    computed where the attack runs, and the driver only inserts."""
+    from .store import encode_attack_row, text_hash
+
+    rows = attack_texts(attack, texts)
+    for text, row in zip(texts, rows):
+        row["encoded"] = encode_attack_row(store_key, text_hash(text), row)
+    return rows
+
+
+def attack_job(label: str, spec, params: dict, seed: int, train_fraction: float, resources: dict,
+               store_key: str | None = None) -> Job:
+    """``store_key``: the key the outputs are stored under; given, the rows come back encoded for
+    the store (:func:`attack_store_rows`)."""
+    apply = attack_texts if store_key is None else partial(attack_store_rows, store_key)
+    return Job(f"attack {label}", partial(build_attack, spec, params, seed, train_fraction), apply,
                kind=attack_kind(spec), resources=dict(resources))
 
 

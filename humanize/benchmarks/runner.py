@@ -115,7 +115,7 @@ def _run_attacks(config: RunConfig, store: ResultsStore, executor, machine: pd.D
             key = _attack_key(attack)
             have = store.attack_outputs(key, list(texts))
             job = jobs.attack_job(label, spec, params, config.seed, config.train_fraction,
-                                  config.job_resources(label, kind))
+                                  config.job_resources(label, kind), store_key=key)
             planned.append((spec, label, attack, key))
             work_items.append(StageWork(job, missing_batches(texts, have, config.batch_size),
                                         put=partial(_put_attack_outputs, store, key), results=have))

@@ -40,7 +40,7 @@ import pandas as pd
 from .store_schema import (TABLES, StoreError, check_file, columns, connect, from_sql, is_locked, locked_error,
                            migrate, normalize_row, row_hash, to_sql)
 
-__all__ = ["ResultsStore", "StoreError", "StoreWarning", "encode_edits", "text_hash"]
+__all__ = ["ResultsStore", "StoreError", "StoreWarning", "encode_attack_row", "encode_edits", "text_hash"]
 
 
 #: Tables computed from a finished run after it ran (:meth:`ResultsStore.add_run_table`).
@@ -59,6 +59,18 @@ def encode_edits(edits: Sequence) -> str:
     """An attack's edits as the store keeps them (JSON text). A worker that encodes its edits
     hands the driver one string per document instead of thousands of small lists."""
     return json.dumps(edits)
+
+
+def encode_attack_row(attack_key: str, input_hash: str, row: dict) -> tuple:
+    """One attack output as the store inserts it: key, values as SQLite binds them, checksum.
+    ``row`` as :meth:`ResultsStore.put_attack_outputs` takes it. A worker that encodes its rows
+    where the attack ran leaves the driver only the inserts (on a cluster, the driver's time is
+    the one that does not shrink with more workers)."""
+    values = normalize_row("attack_outputs", (attack_key, input_hash), (
+        row["output"], _edits_text(row["edits"]), json.dumps(row.get("info", {}), default=repr),
+        *(row.get(c) for c in _ATTACK_COLS[3:]),
+    ))
+    return (*map(to_sql, values), row_hash("attack_outputs", values))
 
 
 def _edits_text(edits) -> str:
@@ -100,6 +112,7 @@ class ResultsStore:
         self._pending_run: str | None = None
         self._commit_seconds: float | None = None  # inside commit_every: group the commits
         self._last_commit = time.monotonic()
+        self._closed = False
         if readonly or self.path.is_file():
             self._conn = connect(self.path, readonly=True, timeout=timeout)
             self._checked(lambda: check_file(self._conn, self.path))
@@ -153,6 +166,9 @@ class ResultsStore:
             raise StoreError(f"results database {str(self.path)!r}: cannot {action}: {err}") from None
 
     def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
         if self._writing and self._conn.in_transaction:  # grouped writes not yet committed
             with self._guard("commit"):
                 self._conn.commit()
@@ -209,15 +225,25 @@ class ResultsStore:
         """Insert or replace normalised rows (key + values), each with its checksum."""
         if not self._writing:
             self._open_writer()
-        keys, values = TABLES[table]
-        names = [*keys, *(n for n, _ in values), "row_hash"]
+        self._insert(table, [(*map(to_sql, row), row_hash(table, row)) for row in rows], action)
+
+    def _insert(self, table: str, values: list[tuple], action: str) -> None:
+        """Insert or replace rows as bound to SQLite: key, values, checksum."""
+        if not self._writing:
+            self._open_writer()
+        keys, cols = TABLES[table]
+        names = [*keys, *(n for n, _ in cols), "row_hash"]
         marks = ",".join("?" * len(names))
         sql = f"INSERT OR REPLACE INTO {table} ({', '.join(names)}) VALUES ({marks})"
-        values = [(*map(to_sql, row), row_hash(table, row)) for row in rows]
+        pending = self._pending_run  # a failed write rolls the run's row back with it: flush it again later
         if self._commit_seconds is None:
-            with self._guard(action), self._conn:
-                self._flush_run()
-                self._conn.executemany(sql, values)
+            try:
+                with self._guard(action), self._conn:
+                    self._flush_run()
+                    self._conn.executemany(sql, values)
+            except BaseException:
+                self._pending_run = pending
+                raise
             return
         with self._guard(action):  # grouped: this batch all or nothing, committed with its neighbours
             if not self._conn.in_transaction:
@@ -228,6 +254,7 @@ class ResultsStore:
                 self._conn.executemany(sql, values)
             except BaseException:
                 self._conn.execute("ROLLBACK TO batch")
+                self._pending_run = pending
                 raise
             finally:
                 self._conn.execute("RELEASE batch")
@@ -245,12 +272,13 @@ class ResultsStore:
             raise ValueError(f"seconds must be a number >= 0, got {seconds!r}")
         outer = self._commit_seconds
         self._commit_seconds = float(seconds) if outer is None else min(outer, float(seconds))
-        self._last_commit = time.monotonic()
+        if outer is None:
+            self._last_commit = time.monotonic()
         try:
             yield self
         finally:
             self._commit_seconds = outer
-            if outer is None and self._writing and self._conn.in_transaction:
+            if outer is None and not self._closed and self._writing and self._conn.in_transaction:
                 with self._guard("commit"):
                     self._conn.commit()
 
@@ -279,15 +307,18 @@ class ResultsStore:
 
     def put_attack_outputs(self, attack_key: str, rows: Sequence[dict]) -> None:
         """Rows: ``input_hash``, ``output``, ``edits`` (a list of ``[start, end, replacement]``, or
-        that list already encoded by :func:`encode_edits`), optional ``info``, costs and ``machine``."""
-        table = [
-            normalize_row("attack_outputs", (attack_key, r["input_hash"]), (
-                r["output"], _edits_text(r["edits"]), json.dumps(r.get("info", {}), default=repr),
-                *(r.get(c) for c in _ATTACK_COLS[3:]),
-            ))
-            for r in rows
-        ]
-        self._write("attack_outputs", table, "store attack outputs")
+        that list already encoded by :func:`encode_edits`), optional ``info``, costs and ``machine``.
+        A row may carry ``encoded``, itself from :func:`encode_attack_row` for this key and input
+        (encoded where the attack ran): it is inserted as it is."""
+        width = len(TABLES["attack_outputs"][1]) + 3
+        encoded = []
+        for r in rows:
+            enc = r.get("encoded")
+            if not (isinstance(enc, tuple) and len(enc) == width and enc[0] == attack_key
+                    and enc[1] == r["input_hash"]):
+                enc = encode_attack_row(attack_key, r["input_hash"], r)
+            encoded.append(enc)
+        self._insert("attack_outputs", encoded, "store attack outputs")
 
     # -- scores -------------------------------------------------------------------
     def scores(self, detector_key: str, hashes: Sequence[str]) -> dict[str, float]:

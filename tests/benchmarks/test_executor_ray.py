@@ -293,3 +293,77 @@ def test_a_ray_run_interrupted_at_the_driver_resumes_to_the_same_tables(cluster,
     total = expected.work["attacked"]
     assert 0 < resumed.work["attacked"] < total  # the batches finished before Ctrl-C were kept
     _assert_same_run(expected, resumed, local_db, config.db)
+
+
+# -- a stage of several jobs at once (map_jobs) ---------------------------------------------------
+def _reverse(state, payloads):
+    return [state + text[::-1] for text in payloads]
+
+
+def _length(state, payloads):
+    if "BAD too" in payloads:
+        raise ValueError("cannot measure this one")
+    return [state + len(text) for text in payloads]
+
+
+def _by_position(pairs):
+    """{job position: its outcomes, sorted by first key}."""
+    out: dict = {}
+    for pos, outcome in pairs:
+        out.setdefault(pos, []).append(outcome)
+    return {pos: _sorted(outcomes) for pos, outcomes in out.items()}
+
+
+def test_map_jobs_gives_each_job_the_local_outcomes(cluster):
+    # three task jobs (their batches share Ray tasks) and a model job; the same keys in every job
+    work = [(Job("shout", functools.partial(_prefix, ">"), _shout), _batches(TEXTS * 3, 1)),
+            (Job("reverse", functools.partial(_prefix, "<"), _reverse), _batches(TEXTS * 2, 2)),
+            (Job("length", functools.partial(_prefix, 100), _length), _batches(TEXTS * 2, 3)),
+            (Job("shout on a pool", functools.partial(_prefix, "#"), _shout, kind="model"), _batches(TEXTS, 2))]
+    expected = _by_position(LocalExecutor().map_jobs(work))
+    with RayExecutor() as executor:
+        got = _by_position(executor.map_jobs(work))
+    assert got == expected  # per job: the same batches, results and failures
+    assert [len(got[pos]) for pos in range(4)] == [33, 11, 8, 6]
+    failed = {pos: sorted(f.key for o in got[pos] for f in o.failed) for pos in range(4)}
+    assert failed == {0: ["k13", "k19", "k2", "k24", "k30", "k8"], 1: [], 2: ["k19", "k8"], 3: ["k2", "k8"]}
+
+
+def _assigned_cpus(state, payloads):
+    cpus = ray.get_runtime_context().get_assigned_resources().get("CPU")
+    return [(state + text, cpus) for text in payloads]
+
+
+def test_task_jobs_of_different_resources_never_share_a_task(cluster):
+    texts = [f"t{i}" for i in range(12)]
+    work = [(Job("one", functools.partial(_prefix, "1:"), _assigned_cpus), _batches(texts, 1)),
+            (Job("two", functools.partial(_prefix, "2:"), _assigned_cpus, resources={"num_cpus": 2}),
+             _batches(texts, 2)),
+            (Job("one again", functools.partial(_prefix, "3:"), _assigned_cpus), _batches(texts, 1))]
+    with RayExecutor() as executor:
+        got = list(executor.map_jobs(work))
+    assert not [f for _, o in got for f in o.failed]
+    for pos, (prefix, cpus) in enumerate([("1:", 1.0), ("2:", 2.0), ("3:", 1.0)]):
+        done = dict(pair for p, o in got if p == pos for pair in o.done)
+        # every batch of the job ran in a task with the job's own resources
+        assert done == {f"k{i}": (prefix + text, cpus) for i, text in enumerate(texts)}
+
+
+def _with_pid(state, payloads):
+    return [(state, os.getpid()) for _ in payloads]
+
+
+def test_a_task_jobs_state_is_built_once_per_worker_process_not_per_task(cluster):
+    job = Job("tokens", _token, _with_pid)
+    many = _batches([f"t{i}" for i in range(60)], 1)  # many small batches: many tasks
+    with RayExecutor() as executor:
+        first = [pair for _, o in executor.map_jobs([(job, many)]) for _, pair in o.done]
+        second = [pair for _, o in executor.map_jobs([(job, many)]) for _, pair in o.done]
+    for pairs in (first, second):
+        assert len(pairs) == 60
+        tokens_of = {}
+        for token, pid in pairs:
+            tokens_of.setdefault(pid, set()).add(token)
+        assert all(len(tokens) == 1 for tokens in tokens_of.values())  # one factory call per process
+        assert len({t for t, _ in pairs}) <= len(tokens_of) <= 2  # 2 CPUs: at most 2 worker processes
+    assert not {t for t, _ in first} & {t for t, _ in second}  # a new call builds its states afresh

@@ -181,7 +181,7 @@ class RayExecutor(Executor):
         for pos, (job, batches) in enumerate(work):
             if job.kind not in ("task", "model"):
                 raise ValueError(f"{job.name}: job kind must be 'task' or 'model', got {job.kind!r}")
-            total = len(batches) if hasattr(batches, "__len__") else None
+            total = sum(1 for b in batches if b) if isinstance(batches, (list, tuple)) else None
             source = (b for b in batches if b)
             first = next(source, None)
             if first is not None:

@@ -36,7 +36,7 @@ class CallSize:
     def size(self) -> int:
         if self.per_batch is None:
             return 1
-        size = min(MAX_CALL_BATCHES, max(1, int(TARGET_CALL_SECONDS / max(self.per_batch, 1e-6))))
+        size = min(MAX_CALL_BATCHES, max(1, int(TARGET_CALL_SECONDS / max(self.per_batch, 1e-6) + 1e-9)))
         if self.left is not None:
             size = min(size, max(1, self.left // (2 * self.workers)))
         return size
