@@ -50,7 +50,7 @@ from typing import Any, Iterable, Iterator
 
 from ..run_specs import RESOURCE_KEYS, resource_problem  # what one worker may ask for (Ray's names)
 from .base import BatchOutcome, Executor, Failure, Job, error_line
-from .ray_worker import FactoryError, PoolWorker, run_units
+from .ray_worker import FactoryError, PoolWorker, pack, run_units
 from .scheduling import Affinity, CallSize
 
 #: ``ray.init`` options for a cluster this executor starts (``init_options`` wins key by key).
@@ -261,7 +261,7 @@ class RayExecutor(Executor):
                 if not chosen:
                     return
                 shipped = {pos: jobs[pos] for pos in dict.fromkeys(pos for pos, _ in chosen)}
-                ref = remote_for(needs[chosen[0][0]]).remote(token, shipped, chosen, attempts)
+                ref = remote_for(needs[chosen[0][0]]).remote(token, shipped, pack(chosen), attempts)
                 running[ref] = (chosen, attempts)
 
         try:
@@ -334,7 +334,7 @@ class RayExecutor(Executor):
                         break
                     for batch in call[0]:
                         self._owner[batch[0][0]] = actor
-                    ref = actor.run.remote(token, *call)
+                    ref = actor.run.remote(token, pack(call[0]), call[1])
                     running[ref] = (actor, *call)
                     inflight[actor].append(ref)
 
