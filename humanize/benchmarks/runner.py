@@ -172,17 +172,27 @@ def _put_scores(store: ResultsStore, key: str, done: list) -> None:
     store.put_scores(key, done)
 
 
+def _detector_plan(config: RunConfig, train: pd.DataFrame) -> list[tuple]:
+    """Per configured detector: (spec, train rows to fit on or None, store key, job). Made once
+    per run, so the job an executor is asked to warm is the very one it then runs."""
+    plan = []
+    for spec in config.detectors:
+        detector = jobs.make_detector(spec.name, spec.params, config.device)
+        fit_on = train if detector.learnable else None
+        job = jobs.detector_job(spec.name, spec.params, config.device, fit_on,
+                                config.job_resources(spec.name, "model"))
+        plan.append((spec, fit_on, _detector_key(detector, fit_on), job))
+    return plan
+
+
 def _score_all(config: RunConfig, store: ResultsStore, executor, groups: list[dict[str, str]], train: pd.DataFrame,
-               progress: bool, work: dict, failures: list) -> dict[str, dict[str, float]]:
+               plan: list[tuple], progress: bool, work: dict, failures: list) -> dict[str, dict[str, float]]:
     """Scores by detector, by text hash. ``groups``: the texts to score (hash -> text), the
     undefended ones first, then each defense's; each group is batched on its own, so the
     undefended texts are scored in the same batches whether or not the run has defenses."""
     scores = {}
     every = list(dict.fromkeys(h for group in groups for h in group))
-    for spec in config.detectors:
-        detector = jobs.make_detector(spec.name, spec.params, config.device)
-        fit_on = train if detector.learnable else None
-        key = _detector_key(detector, fit_on)
+    for spec, fit_on, key, job in plan:
         have = store.scores(key, every)
         batches, seen = [], set(have)
         for group in groups:
@@ -190,12 +200,10 @@ def _score_all(config: RunConfig, store: ResultsStore, executor, groups: list[di
             seen.update(todo)
             todo.sort(key=lambda h: len(group[h]))  # length-sorted batches keep padding low for model detectors
             batches += [[(h, group[h]) for h in b] for b in batch_keys(todo, max(config.batch_size, 1) * 4)]
-        if batches and detector.learnable:
+        if batches and fit_on is not None:
             if train.empty or train["label"].nunique() < 2:
                 raise ValueError(f"detector {spec.name!r} must be fit, but the train split lacks human or machine rows")
             work["fitted"] += 1
-        job = jobs.detector_job(spec.name, spec.params, config.device, fit_on,
-                                config.job_resources(spec.name, "model"))
         stage = run_stage(executor, job, batches, put=partial(_put_scores, store, key), results=have,
                           progress=progress)
         work["scored"] += len(stage.computed)
@@ -294,13 +302,17 @@ def _run(config: RunConfig, run_id: str, rows: pd.DataFrame, store: ResultsStore
     test, train = rows[rows["split"] == "test"], rows[rows["split"] == "train"]
     machine = test[test["label"] == "machine"]
     store.start_run(run_id, config.to_dict())
+    plan = _detector_plan(config, train)
+    if plan and callable(getattr(executor, "warm", None)):
+        # a cluster may start the first detector's workers while the last attack tasks run
+        executor.warm(plan[0][-1])
     outputs = _run_attacks(config, store, executor, machine, progress, work, failures)
     texts = dict(zip(test["text_hash"], test["generation"]))
     for frame in outputs.values():
         texts.update(zip(frame["text_hash"], frame["text"]))
     defended = _defend(config, executor, texts, progress, failures)
     groups = [texts, *({text_hash(t): t for t in d.values()} for d in defended.values())]
-    scores = _score_all(config, store, executor, groups, train, progress, work, failures)
+    scores = _score_all(config, store, executor, groups, train, plan, progress, work, failures)
 
     base = test[["id", "label", "domain", "text_hash"]].assign(attack=CLEAN, adv_source_id=test["id"])
     attacked = [

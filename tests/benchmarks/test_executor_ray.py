@@ -367,3 +367,41 @@ def test_a_task_jobs_state_is_built_once_per_worker_process_not_per_task(cluster
         assert all(len(tokens) == 1 for tokens in tokens_of.values())  # one factory call per process
         assert len({t for t, _ in pairs}) <= len(tokens_of) <= 2  # 2 CPUs: at most 2 worker processes
     assert not {t for t, _ in first} & {t for t, _ in second}  # a new call builds its states afresh
+
+
+def _slow_shout(state, payloads):
+    time.sleep(0.05)
+    return _shout(state, payloads)
+
+
+def test_a_warmed_model_job_starts_in_the_task_tail_and_is_the_pool_its_map_uses(cluster):
+    model = Job("warm model", _token, _with_token, kind="model")
+    tasks = Job("tasks", functools.partial(_prefix, ">"), _slow_shout)
+    with RayExecutor(num_workers=2) as executor:
+        executor.warm(model)
+        done = [d for o in executor.map(tasks, _batches([f"t{i}" for i in range(12)], 1)) for d in o.done]
+        assert len(done) == 12
+        warmed = executor._warmed  # started while the last tasks ran, never beyond the free CPUs
+        assert warmed is not None and warmed[0] is model and len(warmed[2]) == 2
+        got = list(executor.map(model, _batches([f"m{i}" for i in range(8)], 2)))
+        assert executor._warmed is None
+        tokens = {state for o in got for _, (state, _) in o.done}
+        assert sorted(k for o in got for k, _ in o.done) == [f"k{i}" for i in range(8)]
+        assert 1 <= len(tokens) <= 2  # the warmed actors' states: prepared once each
+
+
+def test_a_warmed_job_that_does_not_come_next_never_blocks_the_tasks(cluster):
+    model = Job("warm model", _token, _with_token, kind="model")
+    other = Job("another model", _token, _pid, kind="model")
+    tasks = Job("tasks", functools.partial(_prefix, ">"), _slow_shout)
+    with RayExecutor(num_workers=2) as executor:
+        executor.warm(model)
+        for _ in range(2):  # a second task stream (a run's defenses): the warmed actors give their CPUs back
+            assert len([d for o in executor.map(tasks, _batches(["a", "b", "c", "d"], 1)) for d in o.done]) == 4
+        # another model job than the warmed one: the warmed actors are released, the job runs
+        assert len([d for o in executor.map(other, _batches(["x", "y"], 1)) for d in o.done]) == 2
+        assert executor._warmed is None
+    deadline = time.time() + 20
+    while ray.available_resources().get("CPU", 0) < 2 and time.time() < deadline:
+        time.sleep(0.2)
+    assert ray.available_resources().get("CPU", 0) == 2

@@ -126,6 +126,10 @@ class Executor:
             for outcome in self.map(job, batches):
                 yield pos, outcome
 
+    def warm(self, job: Job) -> None:
+        """A hint: ``job`` is the model job that comes next; an executor with workers may start
+        them early (Ray: while the last tasks of the current stage finish). Here nothing."""
+
     def close(self) -> None:
         """Release what the executor holds (workers, a cluster it started)."""
 

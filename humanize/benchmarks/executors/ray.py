@@ -126,6 +126,8 @@ class RayExecutor(Executor):
         self._owns_ray = False
         self._pools: dict = {}  # resource shape -> idle actors, reused by the next model job
         self._owner: dict = {}  # first key of a batch -> the actor that ran it last (its caches)
+        self._warm_next: Job | None = None  # the model job whose actors start in the task stream's tail
+        self._warmed: tuple | None = None  # (job, shape, actors, token, job_ref): started ahead of its map
 
     def _validate(self) -> None:
         if self.address is not None and (not isinstance(self.address, str) or not self.address.strip()):
@@ -162,6 +164,8 @@ class RayExecutor(Executor):
     def close(self) -> None:
         """Free the idle actors; shut down the cluster this executor started (or disconnect from
         the one it joined)."""
+        self._warm_next = None
+        self._drop_warmed()
         self._drain()
         self._owner.clear()
         if self._owns_ray:
@@ -190,11 +194,60 @@ class RayExecutor(Executor):
             return
         ray = self.start()
         if tasks:
+            if self._warmed is not None:  # warmed for a job that has not come: warm again in this tail
+                job = self._warmed[0]
+                self._drop_warmed()
+                self._warm_next = job
             self._drain()  # idle actors hold their CPUs: free them for the tasks
             yield from self._map_tasks(ray, tasks)
         for pos, job, source, _ in models:
             for outcome in self._map_pool(ray, job, source):
                 yield pos, outcome
+
+    def warm(self, job: Job) -> None:
+        """``job``: the model job this executor runs next. In the tail of the next task stream
+        (everything submitted), its actors start one by one as CPUs free up, so the model loads
+        (or the detector fits) while the last tasks finish rather than after them. The actors
+        never take a CPU a submitted task still needs. The next :meth:`map` of this same job
+        object uses them; any other job releases them to the idle pool."""
+        self._warm_next = job if isinstance(job, Job) and job.kind == "model" else None
+
+    def _warm_step(self, ray, in_flight: int, task_cpus: float) -> None:
+        """Start as many of the warm job's actors as the CPUs left by ``in_flight`` tasks allow."""
+        job = self._warm_next
+        need = self._job_resources(job)
+        if self._warmed is None:
+            shape = tuple(sorted(need.items()))
+            size = self.num_workers or self._capacity(ray, job, need)
+            self._warmed = (job, shape, [], uuid.uuid4().hex, ray.put(job), size)
+        job, shape, actors, token, job_ref, size = self._warmed
+        free = ray.cluster_resources().get("CPU", 0) - in_flight * task_cpus - len(actors) * need.get("num_cpus", 1)
+        while len(actors) < size and free >= need.get("num_cpus", 1) - 1e-9:
+            [actor] = self._checkout(ray, shape, 1, new=True)
+            actor.prepare.remote(token, job_ref)
+            actors.append(actor)
+            free -= need.get("num_cpus", 1)
+        if len(actors) >= size:
+            self._warm_next = None
+
+    def _take_warmed(self, job: Job):
+        """The warmed actors when ``job`` is the warmed job: (shape, actors, token, job_ref)."""
+        warmed, self._warmed = self._warmed, None
+        self._warm_next = None
+        if warmed is not None and warmed[0] is job and warmed[2]:
+            return warmed[1:5]
+        self._warmed = warmed
+        self._drop_warmed()
+        return None
+
+    def _drop_warmed(self) -> None:
+        """Warmed actors that no job took: their state is dropped and they wait in the idle pool."""
+        if self._warmed is not None:
+            _, shape, actors, *_ = self._warmed
+            self._warmed = None
+            for actor in actors:
+                actor.release.remote()
+            self._pools.setdefault(shape, []).extend(actors)
 
     def _job_resources(self, job: Job) -> dict:
         own = check_resources(job.resources, f"{job.name}: resources")
@@ -259,14 +312,24 @@ class RayExecutor(Executor):
             while len(running) < 2 * capacity:
                 chosen, attempts = next_units()
                 if not chosen:
+                    exhausted[0] = True
                     return
                 shipped = {pos: jobs[pos] for pos in dict.fromkeys(pos for pos, _ in chosen)}
                 ref = remote_for(needs[chosen[0][0]]).remote(token, shipped, pack(chosen), attempts)
                 running[ref] = (chosen, attempts)
 
+        task_cpus = max(need.get("num_cpus", 1) for need in needs.values())
+        warm_ok = self._warm_next is not None and all(set(need) <= {"num_cpus"} for need in needs.values())
+
+        def warm():  # the stream is submitted: the next model job's actors take the CPUs it frees
+            if warm_ok and self._warm_next is not None and not retry and pending[0] is None and exhausted[0]:
+                self._warm_step(ray, len(running), task_cpus)
+
+        exhausted = [False]
         try:
             fill()
             while running:
+                warm()
                 [ref], _ = ray.wait(list(running), num_returns=1)
                 chosen, attempts = running.pop(ref)
                 out = self._get(ray, ref)
@@ -283,6 +346,7 @@ class RayExecutor(Executor):
                                 for (pos, batch), (_, done, failed) in zip(chosen, results)]
                 fill()
                 yield from outcomes
+            warm()
         finally:  # the driver stopped early: drop the tasks still in flight
             for ref in running:  # not forced: a forced cancel kills the worker process
                 ray.cancel(ref)
@@ -303,11 +367,18 @@ class RayExecutor(Executor):
         pending = list(source)  # the plan's batches: each is sent where its texts were seen before
         size = min(self.num_workers or self._capacity(ray, job, need), len(pending))
         shape = tuple(sorted(need.items()))
-        self._drain(keep=shape)
-        token, job_ref = uuid.uuid4().hex, ray.put(job)
-        actors = self._checkout(ray, shape, size)
-        for actor in actors:
+        warmed = self._take_warmed(job)
+        if warmed is not None:  # started in the last task stream's tail: preparing, or ready
+            shape, actors, token, job_ref = warmed
+            self._drain(keep=shape)
+            more = self._checkout(ray, shape, max(0, size - len(actors)))
+        else:
+            self._drain(keep=shape)
+            token, job_ref = uuid.uuid4().hex, ray.put(job)
+            actors, more = [], self._checkout(ray, shape, size)
+        for actor in more:
             actor.prepare.remote(token, job_ref)  # an actor runs its calls in order: before its batches
+        actors = actors + more
         queue = Affinity(pending, self._owner, list(actors))
         sizer = CallSize(len(actors), len(pending))
         inflight = {actor: deque() for actor in actors}  # each actor's calls, oldest first
