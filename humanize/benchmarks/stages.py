@@ -106,14 +106,10 @@ def run_stages(executor: Executor, work: list[StageWork], *, progress: bool = Fa
 
 
 def _map_jobs(executor, work: list[tuple]):
-    """``executor.map_jobs(work)``, or its jobs one at a time through ``executor.map`` (a
-    wrapper that only has ``map``)."""
-    if callable(getattr(executor, "map_jobs", None)):
-        yield from executor.map_jobs(work)
-        return
-    for pos, (job, batches) in enumerate(work):
-        for outcome in executor.map(job, batches):
-            yield pos, outcome
+    """``executor.map_jobs(work)``; for a wrapper that only has ``map``, the base class's
+    one-job-after-another ``map_jobs`` over its ``map``."""
+    own = getattr(executor, "map_jobs", None)
+    return own(work) if callable(own) else Executor.map_jobs(executor, work)
 
 
 def _bar(total: int, desc: str, enabled: bool):

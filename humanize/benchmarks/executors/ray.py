@@ -127,7 +127,7 @@ class RayExecutor(Executor):
         self._pools: dict = {}  # resource shape -> idle actors, reused by the next model job
         self._owner: dict = {}  # first key of a batch -> the actor that ran it last (its caches)
         self._warm_next: Job | None = None  # the model job whose actors start in the task stream's tail
-        self._warmed: tuple | None = None  # (job, shape, actors, token, job_ref): started ahead of its map
+        self._warmed: tuple | None = None  # (job, shape, actors, token, job_ref, size): started ahead of its map
 
     def _validate(self) -> None:
         if self.address is not None and (not isinstance(self.address, str) or not self.address.strip()):
@@ -221,22 +221,23 @@ class RayExecutor(Executor):
             size = self.num_workers or self._capacity(ray, job, need)
             self._warmed = (job, shape, [], uuid.uuid4().hex, ray.put(job), size)
         job, shape, actors, token, job_ref, size = self._warmed
-        free = ray.cluster_resources().get("CPU", 0) - in_flight * task_cpus - len(actors) * need.get("num_cpus", 1)
-        while len(actors) < size and free >= need.get("num_cpus", 1) - 1e-9:
+        per_actor = need.get("num_cpus", 1)
+        free = ray.cluster_resources().get("CPU", 0) - in_flight * task_cpus - len(actors) * per_actor
+        while len(actors) < size and free >= per_actor - 1e-9:
             [actor] = self._checkout(ray, shape, 1, new=True)
             actor.prepare.remote(token, job_ref)
             actors.append(actor)
-            free -= need.get("num_cpus", 1)
+            free -= per_actor
         if len(actors) >= size:
             self._warm_next = None
 
     def _take_warmed(self, job: Job):
         """The warmed actors when ``job`` is the warmed job: (shape, actors, token, job_ref)."""
-        warmed, self._warmed = self._warmed, None
         self._warm_next = None
+        warmed = self._warmed
         if warmed is not None and warmed[0] is job and warmed[2]:
+            self._warmed = None
             return warmed[1:5]
-        self._warmed = warmed
         self._drop_warmed()
         return None
 
@@ -284,6 +285,7 @@ class RayExecutor(Executor):
         remotes: dict = {}
         retry, running = deque(), {}
         pending: list = [None]  # a unit read from the stream that did not fit the last task
+        exhausted = [False]  # every unit of the stream has been submitted
 
         def remote_for(need: dict):
             shape = tuple(sorted(need.items()))
@@ -325,7 +327,6 @@ class RayExecutor(Executor):
             if warm_ok and self._warm_next is not None and not retry and pending[0] is None and exhausted[0]:
                 self._warm_step(ray, len(running), task_cpus)
 
-        exhausted = [False]
         try:
             fill()
             while running:
