@@ -5,12 +5,21 @@
 
 Perplexity (fluency), cosine of all-MiniLM-L6-v2 embeddings and ROUGE-L F1
 (semantic / lexical consistency), Flesch reading ease and its change
-(complexity), plus word and character edit rates.
+(complexity), plus word and character edit rates; the validity of every word swap
+(WordNet: synonym, antonym, sister term, ...; :mod:`humanize.quality.validity`). Opt-in
+meaning meters: bidirectional NLI ``entailment`` (a hub NLI model) and an LLM ``judge``
+(any :mod:`humanize.generation` back end).
 """
+from .entailment import DEFAULT_NLI_MODEL, entailment
+from .judge import MeaningJudge, judge_prompt
 from .lexical import edit_rate, flesch_reading_ease, rouge_l
-from .meter import METERS, QualityMeter, summarize
+from .meter import METERS, OPTIONAL_METERS, QualityMeter, summarize
 from .perplexity import perplexity
 from .similarity import semantic_similarity
+from .validity import (INVALID_CLASSES, SWAP_CLASSES, VALID_CLASSES, Swap, classified_swaps, classify_swap,
+                       summarize_validity, swap_validity, word_swaps)
 
 __all__ = ["QualityMeter", "METERS", "summarize", "perplexity", "semantic_similarity", "rouge_l",
-           "flesch_reading_ease", "edit_rate"]
+           "flesch_reading_ease", "edit_rate", "swap_validity", "summarize_validity", "classify_swap", "word_swaps",
+           "classified_swaps", "Swap", "SWAP_CLASSES", "VALID_CLASSES", "INVALID_CLASSES",
+           "OPTIONAL_METERS", "entailment", "DEFAULT_NLI_MODEL", "MeaningJudge", "judge_prompt"]

@@ -1,6 +1,7 @@
 """One call that scores (original, attacked) pairs on every quality meter (TH-Bench Table 2)."""
 from __future__ import annotations
 
+import os
 from typing import Optional, Sequence, Union
 
 import numpy as np
@@ -10,13 +11,18 @@ from humanize._params import ParamsMixin
 from humanize.models import DEFAULT_CAUSAL_LM, DEFAULT_SENTENCE_ENCODER, LoadedModel
 
 from ._common import as_text_list
+from .entailment import DEFAULT_NLI_MODEL, entailment_with_notes
+from .judge import MeaningJudge
 from .lexical import MAX_CHARS, check_max_chars, edit_rate_with_note, flesch_with_note, rouge_l_with_note
 from .perplexity import MAX_WINDOWS, check_max_windows, check_window_args, perplexity_with_notes
 from .similarity import similarity_with_notes
+from .validity import swap_validity_with_note, summarize_validity
 
-__all__ = ["QualityMeter", "METERS", "summarize"]
+__all__ = ["QualityMeter", "METERS", "OPTIONAL_METERS", "summarize"]
 
-METERS = ("perplexity", "cosine", "rouge_l", "flesch", "edit_rate")
+METERS = ("perplexity", "cosine", "rouge_l", "flesch", "edit_rate", "validity")
+#: Meters computed only when named in ``meters``: they need a hub NLI model / an LLM judge.
+OPTIONAL_METERS = ("entailment", "judge")
 
 
 class QualityMeter(ParamsMixin):
@@ -27,12 +33,19 @@ class QualityMeter(ParamsMixin):
 
     lm : causal LM for perplexity (TH-Bench: GPT-2; offline default ``smollm2-135m-instruct``)
     encoder : sentence encoder for cosine (TH-Bench: all-MiniLM-L6-v2)
-    meters : subset of ``METERS`` to compute; None = all
+    meters : names from ``METERS`` and ``OPTIONAL_METERS`` to compute; None = ``METERS``
     batch_size, max_length, stride : perplexity batching and windows
     max_windows : perplexity scores at most this many windows per text (its first tokens; noted when cut)
     max_chars : ROUGE-L and edit rates give NaN (with a note) for a pair where a text is longer than this
         (their cost grows with the product of the lengths)
-    device : device for both models (None = CUDA when present)
+    (the ``validity`` meter, offline: :func:`~humanize.quality.validity.swap_validity`'s columns, the WordNet
+    class of every word swap; NaN with a note where WordNet is not installed)
+    device : device for the models (None = CUDA when present)
+    nli_model : NLI classifier for the opt-in ``"entailment"`` meter (hub id, directory or loaded model;
+        columns ``entailment``, ``entailment_min``, ``contradiction``, ``entailment_model``; batches of ``batch_size``)
+    judge : the LLM judge of the opt-in ``"judge"`` meter: a chat model name, ``"endpoint:<model>"``, a dict
+        with ``backend``, a Generator or a :class:`~humanize.quality.judge.MeaningJudge` (columns
+        ``judge_score`` 1-5, ``judge_meaning`` in [0, 1], ``judge_model``); required when ``"judge"`` is named
 
     Cost bounds per pair (measured by ``python benchmarks/bench_meter_bounds.py``): perplexity,
     cosine and Flesch are linear in the length (perplexity's model work capped by ``max_windows``,
@@ -45,8 +58,8 @@ class QualityMeter(ParamsMixin):
     """
 
     #: The figures' version for given parameters and models: bump it when they change.
-    version = "1"
-    _model_params = ("lm", "encoder")
+    version = "2"  # 2: the validity meter (WordNet class of every word swap)
+    _model_params = ("lm", "encoder", "nli_model")
     _library_version = True
     _repr_changed_only = True
 
@@ -54,7 +67,8 @@ class QualityMeter(ParamsMixin):
                  encoder: Union[str, LoadedModel] = DEFAULT_SENTENCE_ENCODER,
                  meters: Optional[Sequence[str]] = None, batch_size: int = 8,
                  max_length: Optional[int] = None, stride: Optional[int] = None,
-                 max_windows: int = MAX_WINDOWS, max_chars: int = MAX_CHARS, device=None):
+                 max_windows: int = MAX_WINDOWS, max_chars: int = MAX_CHARS, device=None,
+                 nli_model: Union[str, LoadedModel] = DEFAULT_NLI_MODEL, judge=None):
         self.lm = lm
         self.encoder = encoder
         self.meters = meters
@@ -64,6 +78,8 @@ class QualityMeter(ParamsMixin):
         self.max_windows = max_windows
         self.max_chars = max_chars
         self.device = device
+        self.nli_model = nli_model
+        self.judge = judge
         self._validate()
 
     def _validate(self) -> None:
@@ -71,21 +87,52 @@ class QualityMeter(ParamsMixin):
         check_window_args(self.batch_size, self.max_length, self.stride)
         check_max_windows(self.max_windows)
         check_max_chars(self.max_chars)
+        self._check_meaning_meters()
+
+    def _check_meaning_meters(self) -> None:
+        nli = self.nli_model
+        if not (isinstance(nli, (str, os.PathLike)) or isinstance(nli, LoadedModel)):
+            raise TypeError(f"nli_model must be a model name, a directory or a loaded sequence classifier, "
+                            f"got {type(nli).__name__}")
+        if isinstance(nli, str) and not nli.strip():
+            raise ValueError("nli_model must not be empty; give an NLI model (hub id or directory)")
+        if self.judge is None and "judge" in self._active():
+            raise ValueError("meters names 'judge' but judge is None; give judge='endpoint:<model>', a local "
+                             "chat model name, a dict with 'backend' or a Generator")
+        if self.judge is not None:
+            self._judge()
+
+    def _judge(self) -> MeaningJudge:
+        """The judge as a :class:`MeaningJudge` (built once per ``judge`` value; loads nothing)."""
+        if isinstance(self.judge, MeaningJudge):
+            return self.judge
+        cached = self.__dict__.get("_judge_cache")
+        if cached is None or cached[0] is not self.judge:
+            cached = (self.judge, MeaningJudge(self.judge))
+            self.__dict__["_judge_cache"] = cached
+        return cached[1]
 
     def _fingerprint_models(self) -> dict:
         # only the models of the meters that run: ROUGE-L alone does not depend on the LM
         active = self._active()
-        return {k: getattr(self, k) for k, meter in (("lm", "perplexity"), ("encoder", "cosine")) if meter in active}
+        return {k: getattr(self, k) for k, meter in (("lm", "perplexity"), ("encoder", "cosine"),
+                                                     ("nli_model", "entailment")) if meter in active}
+
+    def provenance(self) -> dict:
+        """As every component's; an active judge is its resolved generator and prompt version, else None."""
+        out = super().provenance()
+        out["params"]["judge"] = self._judge().provenance() if "judge" in self._active() else None
+        return out
 
     def _active(self) -> tuple[str, ...]:
         if self.meters is None:
             return METERS
         if isinstance(self.meters, str) or not hasattr(self.meters, "__iter__"):
             raise TypeError(f"meters must be a sequence of names or None, got {type(self.meters).__name__}")
-        unknown = [m for m in self.meters if m not in METERS]
+        unknown = [m for m in self.meters if m not in METERS + OPTIONAL_METERS]
         if unknown:
-            raise ValueError(f"unknown meters {unknown}; allowed: {list(METERS)}")
-        return tuple(m for m in METERS if m in self.meters)
+            raise ValueError(f"unknown meters {unknown}; allowed: {list(METERS + OPTIONAL_METERS)}")
+        return tuple(m for m in METERS + OPTIONAL_METERS if m in self.meters)
 
     def score(self, originals, attacked=None) -> pd.DataFrame:
         """One row per pair; NaN figures carry their reason in ``note``.
@@ -151,6 +198,23 @@ class QualityMeter(ParamsMixin):
             cols["word_edit_rate"] = [e[0] for e in er]
             cols["char_edit_rate"] = [e[1] for e in er]
             note("edit_rate", [e[2] for e in er])
+        if "validity" in active:
+            valid, why = swap_validity_with_note(originals, attacked)
+            for column in valid.columns:
+                cols[column] = valid[column].to_numpy()
+            note("validity", [why] * n)
+        if "entailment" in active:
+            ent, why, model = entailment_with_notes(originals, attacked, self.nli_model,
+                                                    batch_size=self.batch_size, device=self.device)
+            for column in ("entailment", "entailment_min", "contradiction"):
+                cols[column] = ent[column]
+            cols["entailment_model"] = [model] * n
+            note("entailment", why)
+        if "judge" in active:
+            judged, why, model = self._judge().score_with_notes(originals, attacked)
+            cols["judge_score"], cols["judge_meaning"] = judged["judge_score"], judged["judge_meaning"]
+            cols["judge_model"] = [model] * n
+            note("judge", why)
         frame = pd.DataFrame(cols, index=pd.RangeIndex(n))
         frame["note"] = ["; ".join(x) for x in notes]
         return frame
@@ -160,4 +224,8 @@ def summarize(frame: pd.DataFrame) -> pd.Series:
     """Means of the numeric columns (NaN skipped), the per-attack line of TH-Bench Table 2."""
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
-    return frame.select_dtypes("number").mean(skipna=True)
+    out = frame.select_dtypes("number").mean(skipna=True)
+    if "swaps" in frame.columns:  # validity shares pooled over the swaps, not averaged over documents
+        out = out.drop(["valid_share", "invalid_share"], errors="ignore")
+        out = pd.concat([out, summarize_validity(frame).drop(["swaps"])])
+    return out

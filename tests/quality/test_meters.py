@@ -140,12 +140,13 @@ def test_meter_table_and_degenerate_inputs(smollm, minilm):
     assert isinstance(frame, pd.DataFrame) and len(frame) == 5
     for col in ["perplexity_original", "perplexity_attacked", "perplexity_model", "cosine", "cosine_model",
                 "rouge_l", "flesch_original", "flesch_attacked", "flesch_delta", "word_edit_rate",
-                "char_edit_rate", "note"]:
+                "char_edit_rate", "swaps", "swap_antonym", "valid_share", "invalid_share", "rewritten_words", "note"]:
         assert col in frame
     assert set(frame["perplexity_model"]) == {"smollm2-135m-instruct"}
     assert set(frame["cosine_model"]) == {"all-minilm-l6-v2"}
     same = frame.loc[3]
     assert same.rouge_l == 1.0 and same.word_edit_rate == 0 and same.flesch_delta == 0 and same.note == ""
+    assert same.swaps == 0 and math.isnan(same.valid_share)
     empty = frame.loc[1]
     assert math.isnan(empty.perplexity_original) and math.isnan(empty.cosine)
     assert "perplexity_original: empty text" in empty.note and "cosine: empty original" in empty.note
