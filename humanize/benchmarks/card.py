@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .report import MEANING_MEASURES, meaning_validity_table
 from .store import ResultsStore
 
 __all__ = ["Card", "robustness_cards", "save_cards", "write_cards", "MEAN_LABEL", "QUALITY_MEASURES"]
@@ -29,10 +30,9 @@ __all__ = ["Card", "robustness_cards", "save_cards", "write_cards", "MEAN_LABEL"
 CLEAN = "none"
 #: the pooled group whose figures are the mean over attacks
 MEAN_LABEL = "mean over attacks"
-#: quality measures usable for "effectiveness per unit of quality loss", in order of preference:
-#: (quality column, loss definition)
-QUALITY_MEASURES = (("cosine", "1 - cosine similarity of sentence embeddings"),
-                    ("rouge_l", "1 - ROUGE-L F1"))
+#: "meaning preserved" for "effectiveness per unit of quality loss", strongest meter first (entailment,
+#: LLM judge, cosine, ROUGE-L): (quality column, loss definition)
+QUALITY_MEASURES = MEANING_MEASURES
 #: mean losses below this are "no measurable quality loss": no ratio is formed
 MIN_LOSS = 1e-3
 VERSIONED = ("numpy", "pandas", "scipy", "scikit-learn", "torch", "transformers", "sentence-transformers")
@@ -62,6 +62,9 @@ class Card:
     quality_measure: str | None
     provenance: dict
     notes: list = field(default_factory=list)
+    #: per attack (and MEAN_LABEL): ``meaning`` (mean of the strongest meaning meter, ``attrs["measure"]``)
+    #: and the pooled validity figures of the word swaps (report.VALIDITY_REPORT_COLUMNS); None without quality
+    validity: pd.DataFrame | None = None
 
     def to_markdown(self) -> str:
         from .card_render import card_markdown
@@ -337,13 +340,15 @@ def robustness_cards(store_or_path, run_id: str | None = None, fpr=None) -> dict
         eff, best, measure, why = _efficiency(figures, tables.get("quality"), config)
         if why:
             notes.append(why)
+        quality = tables.get("quality")
+        validity = meaning_validity_table(quality, MEAN_LABEL) if quality is not None and len(quality) else None
         spec = specs.get(det)
         prov = dict(run_prov)
         prov = {"run_id": prov.pop("run_id"), "detector": _detector_provenance(spec) if spec else {"name": det},
                 **prov}
         cards[det] = Card(det, run_id, fprs, config.confidence, config.n_boot, clean.reset_index(drop=True),
                           attacks, worst, worst_asr, mean, defense, rel, eff, best,
-                          None if measure is None else f"{measure[1]} ({measure[0]})", prov, notes)
+                          None if measure is None else f"{measure[1]} ({measure[0]})", prov, notes, validity)
     return cards
 
 

@@ -64,10 +64,48 @@ def _figures_line(frame: pd.DataFrame) -> str:
     return "; ".join(parts)
 
 
+def _share(v) -> str:
+    return "n/a" if _num(v) == "n/a" else f"{float(v):.1%}"
+
+
+def _validity_header(card) -> list[str]:
+    if card.validity is None:
+        return []
+    measure = card.validity.attrs.get("measure")
+    return [f"meaning preserved ({measure[0] if measure else 'n/a'})", "valid swaps", "invalid swaps"]
+
+
+def _validity_cells(card, attack, meaning: bool = True) -> list[str]:
+    """Meaning preserved and the valid / invalid share of the attack's word swaps ("no swaps" without any)."""
+    if card.validity is None:
+        return []
+    v = card.validity
+    r = v.loc[attack] if attack in v.index else None
+    if r is None:
+        cells = ["n/a", "n/a", "n/a"]
+    elif _num(r["swaps_per_doc"]) != "n/a" and float(r["swaps_per_doc"]) == 0:
+        cells = [_num(r["meaning"]), "no swaps", "no swaps"]
+    else:
+        cells = [_num(r["meaning"]), _share(r["valid_share"]), _share(r["invalid_share"])]
+    return cells if meaning else cells[1:]
+
+
+def _validity_legend(card) -> str:
+    measure = card.validity.attrs.get("measure")
+    meaning = (f"meaning preserved = mean over documents of {measure[0]} (1 minus it is {measure[1]}), the "
+               "strongest meaning meter this run computed (in order: entailment, LLM judge, cosine, ROUGE-L)"
+               if measure else "meaning preserved: n/a (the run computed no meaning meter)")
+    return (f"Beside each attack's figures: {meaning}; valid swaps = share of its word swaps that are WordNet "
+            "synonyms or morphological variants, invalid swaps = antonyms, sister terms and unrelated words, which "
+            "change what the text says (humanize.quality.validity, pooled over the swaps); \"no swaps\": the attack "
+            "swaps no single words.")
+
+
 def _attack_table(card, frame: pd.DataFrame, section: Section) -> None:
     figures = list(dict.fromkeys(frame["figure"]))
     section.header = ["attack"] + [h for f in figures for h in
                                    ([_fig_name(f)] if f.startswith("asr") else [_fig_name(f), "change vs clean"])]
+    section.header += _validity_header(card)
     for attack, g in frame.groupby("attack", sort=False):
         by = {r["figure"]: r for _, r in g.iterrows()}
         row = [str(attack)]
@@ -76,7 +114,7 @@ def _attack_table(card, frame: pd.DataFrame, section: Section) -> None:
             row.append("n/a" if r is None else _value(r))
             if not f.startswith("asr"):
                 row.append("n/a" if r is None else fmt_ci(r["change"], r["change_lo"], r["change_hi"]))
-        section.rows.append(row)
+        section.rows.append(row + _validity_cells(card, attack))
 
 
 def sections(card) -> list[Section]:
@@ -105,6 +143,10 @@ def sections(card) -> list[Section]:
         figs = card.worst["figures"]
         auroc = figs[figs["figure"] == "auroc"]
         s.text.append(f"{card.worst['attack']}: the {card.worst['rule']} of the run's attacks.")
+        if card.validity is not None:
+            m, valid, invalid = _validity_cells(card, card.worst["attack"])
+            s.text.append(f"Meaning preserved {m} ({(card.validity.attrs.get('measure') or ('n/a',))[0]}); "
+                          f"word swaps valid {valid}, invalid {invalid}.")
         if not auroc.empty and not auroc["change"].iloc[0] < 0:
             s.text.append("No attack lowered this detector's AUROC below its clean AUROC.")
         s.header = ["figure", "value [CI]", "change vs clean [CI]"]
@@ -130,6 +172,8 @@ def sections(card) -> list[Section]:
     if card.attacks.empty:
         s.text.append("This run has no attacks.")
     else:
+        if card.validity is not None:
+            s.text.append(_validity_legend(card))
         _attack_table(card, card.attacks, s)
     out.append(s)
 
@@ -164,8 +208,9 @@ def sections(card) -> list[Section]:
         s.text.append("Not available: " + next((n for n in card.notes if "quality" in n), "no quality table") + ".")
     else:
         s.text.append(f"Effectiveness = AUROC drop from clean (clean minus attacked AUROC); quality loss = mean over "
-                      f"documents of {card.quality_measure}; their ratio is the AUROC drop per unit of quality "
-                      "loss. The ratio's interval is the drop's paired interval divided by the mean loss; the "
+                      f"documents of {card.quality_measure}, from the strongest meaning meter the run computed "
+                      "(entailment, then LLM judge, then cosine, then ROUGE-L); their ratio is the AUROC drop per "
+                      "unit of quality loss. The ratio's interval is the drop's paired interval divided by the mean loss; the "
                       "loss's own interval is a bootstrap over documents. Attacks whose mean loss is below "
                       f"{MIN_LOSS:g} (no measurable loss) get no ratio.")
         b = card.best_efficiency
@@ -179,11 +224,13 @@ def sections(card) -> list[Section]:
             s.text.append("Lowering the AUROC without a measurable quality loss: " + ", ".join(
                 f"{r['attack']} (drop {fmt_ci(r['drop'], r['drop_lo'], r['drop_hi'])})" for _, r in free.iterrows())
                 + ".")
-        s.header = ["attack", "AUROC drop", "quality loss", "drop per unit loss", "documents"]
+        s.header = ["attack", "AUROC drop", "quality loss", "drop per unit loss", "documents",
+                    *_validity_header(card)[1:]]
         for _, r in card.efficiency.iterrows():
             s.rows.append([r["attack"], fmt_ci(r["drop"], r["drop_lo"], r["drop_hi"]),
                            fmt_ci(r["loss"], r["loss_lo"], r["loss_hi"]),
-                           fmt_ci(r["ratio"], r["ratio_lo"], r["ratio_hi"]), str(r["n"])])
+                           fmt_ci(r["ratio"], r["ratio_lo"], r["ratio_hi"]), str(r["n"]),
+                           *_validity_cells(card, r["attack"], meaning=False)])
     out.append(s)
 
     s = Section("Provenance", header=["item", "value"])

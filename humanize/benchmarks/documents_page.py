@@ -2,9 +2,10 @@
 
 Each attacked machine text is shown as its original with the attack's exact edits marked
 (``<del>`` for deleted, ``<ins>`` for inserted text, both for a replacement; invisible and
-look-alike characters get a visible marker and their code point as a tooltip), next to each
-detector's score before (the clean text) and after the attack. A ``<select>`` filters by
-attack, another sorts by the change of a detector's score. Inline CSS and JavaScript only:
+look-alike characters get a visible marker and their code point as a tooltip; a whole word replaced
+by one word is coloured by its validity class, :func:`humanize.quality.validity.classify_swap`:
+synonym, antonym, sister term, ...), next to each detector's score before (the clean text) and
+after the attack. A ``<select>`` filters by attack, another sorts by the change of a detector's score. Inline CSS and JavaScript only:
 the page opens from disk with no network.
 """
 
@@ -64,10 +65,35 @@ def _edited(text: str) -> str:
     return "".join(out)
 
 
-def render_edits(original: str, edits, text: str | None = None) -> str:
+_SWAP_CLASS_NAMES = {"synonym": "synonym", "morphological": "morphological variant", "hypernym": "hypernym / hyponym",
+                     "antonym": "antonym", "sister": "sister term (co-hyponym)", "unrelated": "unrelated word",
+                     "non_word": "not a word"}
+
+
+def _swap_class(original: str, start: int, end: int, new: str, state: dict) -> str | None:
+    """The validity class of a whole word replaced by one word; None for any other edit (or without WordNet)."""
+    from humanize.quality.validity import WORD_RE, classify_swap
+
+    if state.get("unavailable") or not WORD_RE.fullmatch(new):
+        return None
+    if "words" not in state:
+        state["words"] = {m.span() for m in WORD_RE.finditer(original)}
+    if (start, end) not in state["words"]:
+        return None  # not a whole word of the original (e.g. one letter of it replaced)
+    from humanize.models import ModelUnavailable
+
+    try:
+        return classify_swap(original[start:end], new)
+    except ModelUnavailable:
+        state["unavailable"] = True
+        return None
+
+
+def render_edits(original: str, edits, text: str | None = None, *, counts: dict | None = None) -> str:
     """HTML of ``original`` with ``edits`` ([start, end, replacement] over it) marked; with ``text``,
-    check that the edits rebuild it (ValueError otherwise)."""
-    pos, parts, rebuilt = 0, [], []
+    check that the edits rebuild it (ValueError otherwise). A word replaced by a word is coloured by
+    its validity class (class ``swap v-<class>``, tooltip naming it); ``counts`` collects them."""
+    pos, parts, rebuilt, state = 0, [], [], {}
     for edit in sorted((tuple(e) for e in edits), key=lambda e: (e[0], e[1])):
         if len(edit) != 3:
             raise ValueError(f"an edit is (start, end, replacement), got {edit!r}")
@@ -82,6 +108,12 @@ def render_edits(original: str, edits, text: str | None = None) -> str:
             title = html.escape(f"{_name(gone)} -> {_name(new)}")
             shown = _edited(new) if _is_invisible(new) or new in _WHITESPACE else html.escape(new)
             parts.append(f'<ins class="edit sub" title="{title}">{shown}</ins>')
+        elif gone and new and (kind := _swap_class(original, start, end, new, state)):
+            if counts is not None:
+                counts[kind] = counts.get(kind, 0) + 1
+            title = html.escape(f"{_SWAP_CLASS_NAMES[kind]}: {gone} -> {new}")
+            parts.append(f'<span class="edit rep swap v-{kind}" title="{title}"><del>{_edited(gone)}</del>'
+                         f'<ins>{_edited(new)}</ins></span>')
         elif gone and new:
             parts.append(f'<span class="edit rep"><del>{_edited(gone)}</del><ins>{_edited(new)}</ins></span>')
         elif gone:
@@ -94,6 +126,11 @@ def render_edits(original: str, edits, text: str | None = None) -> str:
     if text is not None and "".join(rebuilt) != text:
         raise ValueError("the stored edits do not rebuild the stored attacked text")
     return "".join(parts)
+
+
+_SWAP_LEGEND = "".join(f'<span class="edit rep swap v-{k}" title="{html.escape(v)}"><ins>{html.escape(v)}</ins></span> '
+                       for k, v in _SWAP_CLASS_NAMES.items()) + \
+    "(synonyms and morphological variants keep the meaning; antonyms, sister terms and unrelated words change it)"
 
 
 def _score_lookup(scores: pd.DataFrame) -> tuple[dict, list[str], list[str]]:
@@ -131,10 +168,14 @@ def documents_page(store_or_path, run_id: str | None = None) -> str:
     for order, r in enumerate(docs.itertuples(index=False)):
         doc_id = str(r.id)
         attrs = [f'data-attack="{e(str(r.attack))}"', f'data-order="{order}"']
+        counts: dict = {}
+        marked = render_edits(r.original, r.edits, r.text, counts=counts)
+        swaps = "".join(f' · <span class="swap v-{k}">{counts[k]} {e(_SWAP_CLASS_NAMES[k])}</span>'
+                        for k in _SWAP_CLASS_NAMES if k in counts)
         cells = [f'<td class="attack">{e(str(r.attack))}</td>',
                  f'<td class="doc"><div class="id">{e(doc_id)} · {e(str(r.domain))} · {len(r.edits)} edit'
-                 f'{"" if len(r.edits) == 1 else "s"}</div>'
-                 f'<div class="text">{render_edits(r.original, r.edits, r.text)}</div></td>']
+                 f'{"" if len(r.edits) == 1 else "s"}{swaps}</div>'
+                 f'<div class="text">{marked}</div></td>']
         for k, det in enumerate(detectors):
             before = look.get((CLEAN, CLEAN, doc_id, det), math.nan)
             after = look.get((CLEAN, str(r.attack), doc_id, det), math.nan)
@@ -158,7 +199,7 @@ def documents_page(store_or_path, run_id: str | None = None) -> str:
             "detectors": detectors, "defenses": defenses}
     return _fill(
         title=e(f"Documents of run {run_id}"), css=_CSS, js=_JS, options=options, sorts=sorts, head=head,
-        rows="\n".join(rows), n=str(len(docs)), meta=e(json.dumps(meta)),
+        rows="\n".join(rows), n=str(len(docs)), meta=e(json.dumps(meta)), swap_legend=_SWAP_LEGEND,
         intro=e(f"Run {run_id} on dataset {config.dataset}: {len(docs)} attacked machine texts, "
                 f"{len(attacks)} attacks, detectors {', '.join(detectors)}. Scores: higher = more machine-like; "
                 "a drop means the attack pushed the text toward human."
@@ -203,6 +244,19 @@ ins,ins.edit{background:#c6f6d5;color:#22543d;text-decoration:none;border-bottom
 border-radius:3px;padding:0 2px;margin:0 1px}
 .ws{color:#805ad5;font-weight:600}
 .cp{outline:1px dotted #805ad5}
+.swap ins{border-bottom-width:3px}
+.swap.v-synonym ins{background:#c6f6d5;border-color:#2f855a;color:#22543d}
+.swap.v-morphological ins{background:#bee3f8;border-color:#2b6cb0;color:#2a4365}
+.swap.v-hypernym ins{background:#fefcbf;border-color:#b7791f;color:#744210}
+.swap.v-antonym ins{background:#e53e3e;border-color:#742a2a;color:#fff;font-weight:600}
+.swap.v-sister ins{background:#fbd38d;border-color:#c05621;color:#7b341e}
+.swap.v-unrelated ins{background:#fbb6ce;border-color:#b83280;color:#702459}
+.swap.v-non_word ins{background:#e2e8f0;border-color:#4a5568;color:#1a202c;border-style:dashed}
+span.swap:not(.edit){padding:0 3px;border-radius:3px}
+span.swap.v-synonym:not(.edit){background:#c6f6d5}span.swap.v-morphological:not(.edit){background:#bee3f8}
+span.swap.v-hypernym:not(.edit){background:#fefcbf}span.swap.v-antonym:not(.edit){background:#e53e3e;color:#fff}
+span.swap.v-sister:not(.edit){background:#fbd38d}span.swap.v-unrelated:not(.edit){background:#fbb6ce}
+span.swap.v-non_word:not(.edit){background:#e2e8f0}
 """
 
 _JS = """
@@ -252,6 +306,8 @@ _PAGE = """<!DOCTYPE html>
 <span><span class="inv" title="an invisible character">ZWSP</span> invisible character (hover: code point)</span>
 <span><span class="ws">\u2423</span> inserted/removed space, <span class="ws">\u21b5</span> line break</span>
 <span><span class="cp">а</span> non-ASCII character in an edit (hover: code point)</span></div>
+<div class="legend">A word replaced by a word, by its WordNet validity class (hover: the class):
+@@swap_legend@@</div>
 </div>
 <table id="docs"><thead><tr><th>attack</th><th>original with the attack's edits</th>@@head@@</tr></thead>
 <tbody>

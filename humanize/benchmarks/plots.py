@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .report import CLEAN, cost_by_length, figure_matrix
+from .report import CLEAN, cost_by_length, figure_matrix, meaning_measure
 
 FORMATS = ("png", "svg")
 
@@ -42,28 +42,36 @@ def _minmax(x: pd.Series) -> pd.Series:
 def triangle_scores(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """Per attack: effectiveness, quality and cost on [0, 1], higher = better for the attacker.
 
-    effectiveness: mean AUROC drop over detectors (clean - attacked); quality: mean
-    cosine similarity (falls back to 1 - char edit rate without quality); cost:
-    1 - normalised log wall time per document. Each is min-max normalised across
-    the run's attacks, as TH-Bench normalises Figure 1.
+    effectiveness: mean AUROC drop over detectors (clean - attacked); quality: meaning
+    preserved, the mean of the strongest meaning meter the run computed (entailment, LLM
+    judge, cosine, ROUGE-L: :data:`~.report.MEANING_MEASURES`; 1 - char edit rate without
+    any), named in ``attrs["quality_measure"]``; cost: 1 - normalised log wall time per
+    document. Each is min-max normalised across the run's attacks, as TH-Bench normalises Figure 1.
     """
     au = figure_matrix(tables["metrics"], "auroc")
     if CLEAN not in au.index:
         raise ValueError("the run has no clean ('none') rows to measure the AUROC drop against")
     drop = (au.loc[CLEAN] - au.drop(index=CLEAN)).mean(axis=1)
     frame = pd.DataFrame({"auroc_drop": drop})
-    if "quality" in tables and "cosine" in tables["quality"]:
-        frame["similarity"] = tables["quality"].groupby("attack")["cosine"].mean()
-    elif "quality" in tables and "char_edit_rate" in tables["quality"]:
-        frame["similarity"] = 1 - tables["quality"].groupby("attack")["char_edit_rate"].mean()
+    quality = tables.get("quality")
+    measure = meaning_measure(quality)
+    if measure is not None:
+        used = measure[0]
+        frame["similarity"] = pd.to_numeric(quality[used], errors="coerce").groupby(quality["attack"]).mean()
+    elif quality is not None and "char_edit_rate" in quality:
+        used = "1 - char_edit_rate"
+        frame["similarity"] = 1 - quality.groupby("attack")["char_edit_rate"].mean()
     else:
+        used = None
         frame["similarity"] = np.nan
     frame["wall_s"] = tables["cost"].groupby("attack")["wall_s"].mean()
     out = pd.DataFrame(index=frame.index)
     out["effectiveness"] = _minmax(frame["auroc_drop"])
     out["quality"] = _minmax(frame["similarity"])
     out["cost"] = 1 - _minmax(np.log10(frame["wall_s"].clip(lower=1e-7)))
-    return out.join(frame)
+    out = out.join(frame)
+    out.attrs["quality_measure"] = used
+    return out
 
 
 def _save(fig, out_dir: Path, name: str, formats) -> list[Path]:
@@ -86,20 +94,21 @@ def plot_triangle(tables, out_dir, formats=FORMATS) -> list[Path]:
     fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 3.2 * rows), subplot_kw={"projection": "polar"})
     axes = np.atleast_1d(axes).ravel()
     angles = np.array([90, 210, 330]) * np.pi / 180
+    quality_label = f"meaning\n({scores.attrs.get('quality_measure') or 'n/a'})"
     for ax, (attack, row) in zip(axes, scores.iterrows()):
         vals = np.nan_to_num(row[["effectiveness", "quality", "cost"]].to_numpy(float), nan=0.0)
         ax.fill(np.r_[angles, angles[:1]], np.r_[vals, vals[:1]], alpha=0.35)
         ax.plot(np.r_[angles, angles[:1]], np.r_[vals, vals[:1]], lw=1.5)
         ax.set_xticks(angles)
-        ax.set_xticklabels(["effectiveness", "quality", "cost"], fontsize=8)
+        ax.set_xticklabels(["effectiveness", quality_label, "cost"], fontsize=8)
         ax.set_ylim(0, 1)
         ax.set_yticks([0.5, 1.0])
         ax.set_yticklabels([])
         ax.set_title(attack, fontsize=9)
     for ax in axes[n:]:
         ax.set_visible(False)
-    fig.suptitle("Effectiveness / quality / cost per attack (normalised; higher = better for the attacker)",
-                 fontsize=10)
+    fig.suptitle("Effectiveness / meaning preserved / cost per attack (normalised; higher = better for the "
+                 f"attacker); meaning from {scores.attrs.get('quality_measure') or 'no quality meter'}", fontsize=10)
     paths = _save(fig, Path(out_dir), "triangle", formats)
     plt.close(fig)
     return paths

@@ -9,6 +9,8 @@ and the reached / underpowered flags (the same columns in Markdown, CSV and JSON
 * attack success rate per attack x detector at each FPR;
 * quality per attack (TH-Bench Table 2);
 * cost per attack, and per input-length bucket (TH-Bench Figures 14-15);
+* warnings: attack models that a detector or the perplexity meter also scores with
+  (:mod:`.model_sharing`), when the run has any;
 * with defenses (issue #12 §3): per attack, each detector's figure without and with
   each defense and the change; the other tables show the undefended rows only.
 """
@@ -162,16 +164,79 @@ def defense_table(metrics: pd.DataFrame, metric: str = "auroc", fpr: float | Non
 
 
 QUALITY_COLUMNS = ["perplexity_original", "perplexity_attacked", "perplexity_delta", "cosine", "rouge_l",
-                   "flesch_original", "flesch_attacked", "flesch_delta", "word_edit_rate", "char_edit_rate"]
+                   "flesch_original", "flesch_attacked", "flesch_delta", "word_edit_rate", "char_edit_rate",
+                   "entailment", "judge_meaning"]
+
+
+#: the validity figures of the quality table: pooled over each attack's swaps (sum of counts / sum of swaps)
+VALIDITY_REPORT_COLUMNS = ["swaps_per_doc", "valid_share", "invalid_share", "share_synonym", "share_morphological",
+                           "share_hypernym", "share_antonym", "share_sister", "share_unrelated", "share_non_word",
+                           "rewritten_words_per_doc"]
+VALIDITY_NOTE = ("Validity of the word swaps (WordNet, humanize.quality.validity), pooled over each attack's swaps "
+                 "(sum of counts / sum of swaps): `valid_share` = synonyms + morphological variants (inflection, "
+                 "case, US/GB spelling); `invalid_share` = antonyms + sister terms (co-hyponyms) + unrelated words, "
+                 "which change what the text says; `share_hypernym` is neither; `share_non_word`: misspellings and "
+                 "look-alike or invisible characters; `swaps_per_doc`: 1:1 word swaps per document; "
+                 "`rewritten_words_per_doc`: words in longer rewrites, not classified.")
+
+
+#: "meaning preserved", from the strongest meaning meter a run computed first: (quality column, what
+#: 1 - it measures). Each column lies in [0, 1], higher = meaning kept.
+MEANING_MEASURES = (("entailment", "1 - bidirectional entailment probability (NLI)"),
+                    ("judge_meaning", "1 - LLM-judge meaning score"),
+                    ("cosine", "1 - cosine similarity of sentence embeddings"),
+                    ("rouge_l", "1 - ROUGE-L F1"))
+
+
+def meaning_measure(quality: pd.DataFrame | None) -> tuple[str, str] | None:
+    """The first of :data:`MEANING_MEASURES` that ``quality`` holds with a figure; None if none."""
+    if quality is None:
+        return None
+    return next((m for m in MEANING_MEASURES if m[0] in quality.columns
+                 and pd.to_numeric(quality[m[0]], errors="coerce").notna().any()), None)
+
+
+def meaning_validity_table(quality: pd.DataFrame, pooled: str | None = None) -> pd.DataFrame:
+    """Per attack: ``meaning`` (mean of the strongest meaning meter, named in ``attrs["measure"]``) and
+    the validity figures pooled over its swaps; ``pooled`` names an extra row of every attack pooled."""
+    measure = meaning_measure(quality)
+    groups = dict(tuple(quality.groupby("attack", sort=True)))
+    if pooled is not None and len(quality):
+        groups[pooled] = quality
+    rows = {}
+    for attack, g in groups.items():
+        row = {"meaning": pd.to_numeric(g[measure[0]], errors="coerce").mean() if measure else np.nan}
+        v = validity_table(g.assign(attack=attack))
+        row.update(v.iloc[0].to_dict() if v is not None else dict.fromkeys(VALIDITY_REPORT_COLUMNS, np.nan))
+        rows[attack] = row
+    table = pd.DataFrame.from_dict(rows, orient="index", columns=["meaning", *VALIDITY_REPORT_COLUMNS])
+    table.attrs["measure"] = measure
+    return table
+
+
+def validity_table(quality: pd.DataFrame) -> pd.DataFrame | None:
+    """Per attack: the validity shares pooled over its swaps; None when the table has no validity columns."""
+    if "swaps" not in quality.columns or not pd.to_numeric(quality["swaps"], errors="coerce").notna().any():
+        return None
+    from humanize.quality.validity import summarize_validity
+
+    rows = {attack: summarize_validity(g) for attack, g in quality.groupby("attack", sort=True)}
+    return pd.DataFrame(rows).T.reindex(columns=VALIDITY_REPORT_COLUMNS)
 
 
 def quality_table(quality: pd.DataFrame) -> pd.DataFrame:
-    """Mean of each quality figure per attack (TH-Bench Table 2), NaN skipped; model names kept."""
+    """Mean of each quality figure per attack (TH-Bench Table 2), NaN skipped; model names kept; the
+    validity shares (:data:`VALIDITY_REPORT_COLUMNS`) pooled over each attack's swaps."""
     cols = [c for c in QUALITY_COLUMNS if c in quality.columns]
     table = quality.groupby("attack", sort=True)[cols].mean()
-    for model_col in ("perplexity_model", "cosine_model"):
+    validity = validity_table(quality)
+    if validity is not None:
+        table = table.join(validity)
+    for model_col in ("perplexity_model", "cosine_model", "entailment_model", "judge_model"):
         if model_col in quality.columns:
             table[model_col] = quality.groupby("attack")[model_col].first()
+    if validity is not None:
+        table.attrs["note"] = VALIDITY_NOTE
     return table
 
 
@@ -270,6 +335,11 @@ def build_report(tables: dict[str, pd.DataFrame], fpr=None) -> dict[str, pd.Data
     if "cost" in tables and not tables["cost"].empty:
         out["cost"] = cost_table(tables["cost"])
         out["cost_by_length"] = cost_by_length(tables["cost"])
+    if "warnings" in tables and not tables["warnings"].empty:
+        out["warnings"] = tables["warnings"].copy()
+        out["warnings"].attrs["note"] = ("Attack models that a detector or the perplexity meter also scores with: "
+                                         "those detectors see the attack's output as more machine-like, and its "
+                                         "perplexity falls, for a reason that is not the attack's skill.")
     return out
 
 

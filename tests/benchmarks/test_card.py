@@ -27,7 +27,8 @@ def stored(tmp_path_factory, minilm):
     """A small run with every card section the runner can fill: intervals, two FPRs, cosine quality
     (its encoder is the session's MiniLM, loaded once per test process)."""
     db = tmp_path_factory.mktemp("card") / "r.sqlite"
-    cfg = RunConfig(n=20, seed=3, db=str(db), quality=True, quality_params={"meters": ["cosine", "rouge_l"]},
+    cfg = RunConfig(n=20, seed=3, db=str(db), quality=True,
+                    quality_params={"meters": ["cosine", "rouge_l", "validity"]},
                     n_boot=50, fprs=(0.2, 0.1), per_domain=False, attacks=ATTACKS, detectors=DETECTORS)
     return db, run(cfg, progress=False)
 
@@ -134,6 +135,62 @@ def test_effectiveness_per_unit_of_quality_loss_is_the_auroc_drop_over_mean_cosi
         assert "Effectiveness = AUROC drop from clean" in card.to_markdown()
 
 
+def test_every_attack_carries_its_meaning_and_swap_validity_beside_its_figures(stored):
+    db, result = stored
+    quality = result.tables["quality"]
+    card = robustness_cards(db)["tfidf_lr"]
+    v = card.validity
+    assert v.attrs["measure"][0] == "cosine"
+    for attack, g in quality.groupby("attack"):
+        assert v.loc[attack, "meaning"] == pytest.approx(g["cosine"].mean())
+        if g["swaps"].sum():  # pooled: sum of counts over sum of swaps
+            assert v.loc[attack, "share_non_word"] == pytest.approx(g["swap_non_word"].sum() / g["swaps"].sum())
+    # homoglyphs and zero-width characters make every swapped word a non-word: neither valid nor invalid
+    assert v.loc["homoglyph", "share_non_word"] == 1.0 and v.loc["homoglyph", "valid_share"] == 0.0
+    assert v.loc["strip_format", "share_morphological"] == 1.0  # typographic apostrophes made straight
+    pooled = quality[["swaps", "swap_non_word"]].sum()
+    assert v.loc["mean over attacks", "share_non_word"] == pytest.approx(pooled["swap_non_word"] / pooled["swaps"])
+    md = card.to_markdown()
+    header = next(line for line in md.splitlines() if line.startswith("| attack | AUROC"))
+    assert header.endswith("| meaning preserved (cosine) | valid swaps | invalid swaps |")
+    row = next(line for line in md.splitlines() if line.startswith("| homoglyph | "))
+    assert row.endswith(f"| {v.loc['homoglyph', 'meaning']:.3f} | 0.0% | 0.0% |")
+    for attack in ("strip_format", "zero_width_space", "mean over attacks"):
+        r = v.loc[attack]
+        line = next(line for line in md.splitlines() if line.startswith(f"| {attack} | "))
+        assert line.endswith(f"| {r['meaning']:.3f} | {r['valid_share']:.1%} | {r['invalid_share']:.1%} |")
+    # an attack that swaps no single word (a rewrite) says so instead of a share
+    none = v.copy()
+    none.loc["homoglyph", ["swaps_per_doc", "valid_share", "invalid_share"]] = [0.0, np.nan, np.nan]
+    none.attrs = v.attrs
+    md_none = dataclasses.replace(card, validity=none).to_markdown()
+    assert next(line for line in md_none.splitlines() if line.startswith("| homoglyph | ")).endswith(
+        "| no swaps | no swaps |")
+    assert "valid swaps = share of its word swaps that are WordNet synonyms" in md
+    assert "strongest meaning meter" in md and "| drop per unit loss | documents | valid swaps |" in md
+    assert "; word swaps valid " in md  # beside the worst attack too
+    assert "<th>meaning preserved (cosine)</th><th>valid swaps</th><th>invalid swaps</th>" in card.to_html()
+
+
+@pytest.mark.parametrize("extra,measure", [({"entailment": 0.9, "judge_meaning": 0.8}, "entailment"),
+                                           ({"judge_meaning": 0.8}, "judge_meaning")])
+def test_meaning_comes_from_the_strongest_meter_the_run_computed(stored, monkeypatch, extra, measure):
+    db, result = stored
+    original = ResultsStore.run_tables
+
+    def with_meters(self, run_id=None):
+        tables = original(self, run_id)
+        tables["quality"] = tables["quality"].assign(**extra)
+        return tables
+
+    monkeypatch.setattr(ResultsStore, "run_tables", with_meters)
+    card = robustness_cards(db)["tfidf_lr"]
+    assert card.quality_measure.endswith(f"({measure})")
+    assert card.validity.attrs["measure"][0] == measure
+    assert card.efficiency["loss"].to_numpy() == pytest.approx(1 - extra[measure])
+    assert f"meaning preserved ({measure})" in card.to_markdown()
+
+
 def test_without_intervals_or_quality_the_card_says_so(bare):
     db, result = bare
     card = robustness_cards(db)["surface_probe"]
@@ -141,6 +198,7 @@ def test_without_intervals_or_quality_the_card_says_so(bare):
     clean = _auroc(result.metrics, "surface_probe").loc["none", "value"]
     assert f"{clean:.3f} [n/a]" in md and "n_boot = 0" in md
     assert card.efficiency is None and "no quality table" in md
+    assert card.validity is None and "valid swaps" not in md
     assert "no defense in this run" in md and "Not computed for this run" in md
 
 

@@ -141,3 +141,42 @@ def test_the_documents_page_has_a_row_per_attacked_text_with_its_scores(stored, 
     assert "http://" not in page and "https://" not in page and "src=" not in page
     path = write_documents_page(db, tmp_path / "sub" / "documents.html")
     assert path.read_text(encoding="utf-8") == page
+
+
+def test_word_swaps_are_coloured_by_their_validity_class():
+    original = "Rates were higher in big cities in 2019; the color of patients"
+    words = {w: (original.index(w), original.index(w) + len(w)) for w in ("higher", "big", "2019", "color",
+                                                                          "patients")}
+    edits = [(*words["higher"], "lower"), (*words["big"], "large"), (*words["2019"], "2020"),
+             (*words["color"], "colour"), (*words["patients"], "pateints"),
+             (1, 3, "xy"),  # part of a word: an edit, not a word swap
+             (0, 0, "New ")]  # an insertion
+    counts: dict = {}
+    out = render_edits(original, edits, _apply(original, edits), counts=counts)
+    assert '<span class="edit rep swap v-antonym" title="antonym: higher -&gt; lower"><del>higher</del>' \
+           "<ins>lower</ins></span>" in out
+    for cls in ("synonym", "unrelated", "morphological", "non_word"):
+        assert f'class="edit rep swap v-{cls}"' in out
+    assert counts == {"antonym": 1, "synonym": 1, "unrelated": 1, "morphological": 1, "non_word": 1}
+    assert '<span class="edit rep"><del>at</del><ins>xy</ins></span>' in out
+    assert '<ins class="edit ins">New<span class="ws"' in out
+
+
+def test_the_documents_page_colours_word_swaps_with_a_legend(tmp_path):
+    db = tmp_path / "w.sqlite"
+    cfg = RunConfig(n=6, seed=2, db=str(db), quality=False, n_boot=0, fprs=(0.2,), per_domain=False,
+                    attacks=[AttackSpec("misspelling", rates=[1.0]), AttackSpec("homoglyph")],
+                    detectors=[DetectorSpec("surface_probe")])
+    run(cfg, progress=False)
+    page = documents_page(db)
+    with ResultsStore(db, readonly=True) as store:
+        docs = run_documents(store, clean=False)
+    misspelt = docs[docs["attack"] == "misspelling"]["edits"].map(len).sum()
+    # every misspelt word is a word swap, and not a word
+    assert misspelt > 0 and page.count('class="edit rep swap v-non_word"') == misspelt
+    for label in ("synonym", "morphological variant", "antonym", "sister term (co-hyponym)", "unrelated word",
+                  "not a word", "hypernym / hyponym"):
+        assert f'title="{label}"><ins>{label}</ins></span>' in page  # the legend names every class
+    assert re.search(r'<span class="swap v-non_word">\d+ not a word</span>', page)  # per document, in its header
+    homoglyph = re.findall(r'<tr class="row" data-attack="homoglyph".*?</tr>', page, flags=re.S)
+    assert homoglyph and all("swap v-" not in r and 'class="edit sub"' in r for r in homoglyph)

@@ -9,9 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from humanize.benchmarks.plots import plot_heatmap, plot_intervals
+from humanize.benchmarks.plots import plot_heatmap, plot_intervals, plot_triangle, triangle_scores
 from humanize.benchmarks.protocols import evaluate
-from humanize.benchmarks.report import build_report, export_report, figure_matrix, render_markdown
+from humanize.benchmarks.report import (VALIDITY_REPORT_COLUMNS, build_report, export_report, figure_matrix,
+                                        meaning_validity_table, quality_table, render_markdown)
+from humanize.quality import swap_validity
 
 from .test_bootstrap import _frame
 
@@ -101,3 +103,68 @@ def test_plots_draw_intervals(metrics, tmp_path):
     assert f"[{lo:.2f}, {hi:.2f}]" in svg  # the interval is written in the cell
     with pytest.raises(ValueError, match="plot format"):
         plot_intervals(tables, tmp_path, "auroc", formats=("gif",))
+
+
+def _quality(extra: dict | None = None) -> pd.DataFrame:
+    """Quality rows of two attacks: x swaps an antonym in one document and two synonyms in another
+    (pooled valid share 2/3, while the mean of per-document shares is 1/2); y rewrites, swapping nothing."""
+    originals = ["Rates were higher.", "big small", "The results show a large effect.", "ok"]
+    attacked = ["Rates were lower.", "large little", "Our findings indicate that effects were strong.", "ok"]
+    frame = swap_validity(originals, attacked).assign(attack=["x", "x", "y", "y"], cosine=[0.9, 0.8, 0.7, 1.0],
+                                                      rouge_l=[0.5, 0.5, 0.2, 1.0])
+    return frame.assign(**(extra or {}))
+
+
+def test_the_quality_table_pools_the_validity_shares_over_each_attacks_swaps():
+    quality = _quality()
+    table = quality_table(quality)
+    assert set(VALIDITY_REPORT_COLUMNS) <= set(table.columns) and "cosine" in table.columns
+    x = table.loc["x"]
+    assert x["valid_share"] == pytest.approx(2 / 3) and x["share_antonym"] == pytest.approx(1 / 3)
+    assert x["invalid_share"] == pytest.approx(1 / 3) and x["swaps_per_doc"] == pytest.approx(1.5)
+    assert quality[quality["attack"] == "x"]["valid_share"].mean() == pytest.approx(0.5)  # not what is reported
+    y = table.loc["y"]
+    assert y["swaps_per_doc"] == 0 and math.isnan(y["valid_share"]) and y["rewritten_words_per_doc"] == 3.5
+    md = render_markdown(build_report({"metrics": _metrics_for_quality(), "quality": quality}))
+    section = md[md.index("## quality"):]
+    assert "`valid_share` = synonyms + morphological variants" in section
+    header = next(line for line in section.splitlines() if line.startswith("| attack"))
+    assert all(f" {c} " in header for c in VALIDITY_REPORT_COLUMNS)
+    # a run from before the validity meter: the table has no validity columns, and no legend
+    old = quality_table(quality.drop(columns=[c for c in quality.columns if c.startswith("swap")]))
+    assert "valid_share" not in old.columns and not old.attrs.get("note")
+
+
+def _metrics_for_quality():
+    return evaluate(_frame(n_human=10, n_machine=10, attacks=("x", "y"), domains=("A",), seed=4), fprs=(0.1,),
+                    n_boot=0)
+
+
+@pytest.mark.parametrize("extra,measure", [({}, "cosine"), ({"judge_meaning": 0.6}, "judge_meaning"),
+                                           ({"entailment": 0.4, "judge_meaning": 0.6}, "entailment"),
+                                           ({"entailment": np.nan}, "cosine")])
+def test_meaning_comes_from_the_strongest_meter_present(extra, measure):
+    quality = _quality(extra)
+    table = meaning_validity_table(quality, "all")
+    assert table.attrs["measure"][0] == measure
+    assert table.loc["x", "meaning"] == pytest.approx(quality[quality["attack"] == "x"][measure].mean())
+    assert table.loc["all", "valid_share"] == pytest.approx(2 / 3)  # every swap of every attack pooled
+    if not extra:  # no meaning meter at all: no measure, NaN meaning, validity still there
+        none = meaning_validity_table(quality.drop(columns=["cosine", "rouge_l"]))
+        assert none.attrs["measure"] is None and none["meaning"].isna().all()
+        assert none.loc["x", "valid_share"] == pytest.approx(2 / 3)
+    cost = pd.DataFrame({"attack": ["none", "x", "y"], "wall_s": [0.0, 0.1, 1.0]})
+    scores = triangle_scores({"metrics": _metrics_for_quality(), "quality": quality, "cost": cost})
+    assert scores.attrs["quality_measure"] == measure
+    assert scores.loc["x", "similarity"] == pytest.approx(table.loc["x", "meaning"])
+
+
+def test_the_triangle_names_its_meaning_meter(tmp_path):
+    cost = pd.DataFrame({"attack": ["none", "x", "y"], "wall_s": [0.0, 0.1, 1.0]})
+    tables = {"metrics": _metrics_for_quality(), "quality": _quality({"entailment": [0.9, 0.8, 0.3, 1.0]}),
+              "cost": cost}
+    paths = plot_triangle(tables, tmp_path, formats=("svg",))
+    svg = paths[0].read_text()
+    assert "(entailment)" in svg and "meaning from entailment" in svg
+    bare = triangle_scores({**tables, "quality": tables["quality"][["attack", "swaps"]]})
+    assert bare.attrs["quality_measure"] is None and bare["similarity"].isna().all()
