@@ -11,7 +11,8 @@ keep the same swaps (asserted). Two candidate sets:
 
 - ``k15``: 15 candidates at every position (the 15 nearest GloVe neighbours,
   standing in for a capable LLM's list of k = 15), the case the floor is about;
-- ``llm``: what the offline LLM (SmolLM2-135M-Instruct) actually proposes
+- ``llm``: what the offline LLM (Qwen2.5-Coder-0.5B-Instruct, the default since issue #19;
+  SmolLM2-135M-Instruct before) actually proposes
   (POS filter off; its lists are short, so each call holds fewer texts).
 
 Then RAFT at its defaults on ``--raft-docs`` texts: seconds and detector

@@ -5,7 +5,8 @@ reading only what was appended since its last turn (``incremental=True``), TOBLE
 is >= 5x faster than re-tokenising the whole text and running a full forward pass at
 every turn (``incremental=False``), and gives the SAME outputs (asserted).
 
-Both runs blend the offline pair (SmolLM2-135M-Instruct + Gemma 3 270M) on the same
+Both runs blend the offline default pair (Qwen2.5-Coder-0.5B-Instruct + Gemma 3 270M since
+issue #19; SmolLM2-135M-Instruct + Gemma 3 270M before) on the same
 demo machine texts (cut to their first ``--words`` words), ``--tokens`` blended tokens
 per text, after one warm-up document (model loading is not timed). Prints seconds,
 blended tokens/s and forward-pass tokens for each mode, and the speed ratio.

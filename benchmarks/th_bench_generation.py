@@ -11,11 +11,14 @@ and attacked texts with the log-likelihood and Fast-DetectGPT detectors, and pri
 - Table 5's layout / cost: seconds per document, generator calls and prompt / completion
   tokens per document.
 
-Every model is the offline default: SmolLM2-135M-Instruct paraphrases and prompts (the
-paper: DIPPER (T5-XXL) and GPT-4o-mini), TOBLEND blends SmolLM2-135M with Gemma-3-270M
-(the paper: GPT-2-XL, OPT-2.7B, GPT-Neo-2.7B, GPT-J-6B). So the figures measure this
-library's attacks with small models, not the paper's. Results are stored in ``--db``: an
-interrupted run resumes, and ``--attacks`` runs a subset into the same store.
+Every model is the offline default: Qwen2.5-Coder-0.5B-Instruct paraphrases and prompts (the
+paper: DIPPER (T5-XXL) and GPT-4o-mini), TOBLEND blends Qwen2.5-Coder-0.5B with Gemma-3-270M
+(the paper: GPT-2-XL, OPT-2.7B, GPT-Neo-2.7B, GPT-J-6B), and SmolLM2-135M scores (the two
+detectors and perplexity), so no attack is scored by the model that wrote it (issue #19 §4).
+The figures measure this library's attacks with small models, not the paper's. On request,
+``--attacks "paraphrase(smollm2)" "toblend(smollm2+gemma)"`` runs the pairing before issue #19,
+in which SmolLM2 both writes and scores (the runner warns about it). Results are stored in
+``--db``: an interrupted run resumes, and ``--attacks`` runs a subset into the same store.
 
     OMP_NUM_THREADS=2 .venv/bin/python benchmarks/th_bench_generation.py --n 100   # ~50 machine test texts
 """
@@ -31,9 +34,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from th_bench_wordsub import run_and_print  # noqa: E402  (the same run and layouts as the word-substitution one)
 
+from humanize.attacks.generation.toblend import SMOLLM2_GEMMA  # noqa: E402
 from humanize.benchmarks.config import AttackSpec  # noqa: E402
+from humanize.models import DEFAULT_CAUSAL_LM, DEFAULT_CHAT_LM  # noqa: E402
 
-CHAT = "smollm2-135m-instruct"
+CHAT = DEFAULT_CHAT_LM
 
 
 def attack_specs(which: list[str] | None) -> list[AttackSpec]:
@@ -50,11 +55,9 @@ def attack_specs(which: list[str] | None) -> list[AttackSpec]:
         AttackSpec("blend", {"attacks": [paraphrase, "synonym"], "policy": "alternate"},
                    label="blend(paraphrase|synonym)"),
     ]
-    # on request only (need the opt-in Qwen extra): TOBLEND and a paraphraser without SmolLM2, the detectors'
-    # scoring model, so the attacked text is not written by the model that scores it
-    optional = [AttackSpec("toblend", {"models": ["gemma-3-270m", "qwen2.5-coder-0.5b-instruct"]},
-                           label="toblend(gemma+qwen0.5b)"),
-                AttackSpec("paraphrase", {"paraphraser": "qwen2.5-coder-0.5b-instruct"}, label="paraphrase(qwen0.5b)")]
+    # on request only: the pairing before issue #19, SmolLM2 (the detectors' scoring model) writing the text
+    optional = [AttackSpec("toblend", {"models": list(SMOLLM2_GEMMA)}, label="toblend(smollm2+gemma)"),
+                AttackSpec("paraphrase", {"paraphraser": DEFAULT_CAUSAL_LM}, label="paraphrase(smollm2)")]
     if which:
         known = specs + optional
         unknown = sorted(set(which) - {s.label for s in known})

@@ -10,6 +10,14 @@ def smollm():
 
 
 @pytest.fixture(scope="session")
+def qwen():
+    """The default rewriting model (humanize.models.DEFAULT_CHAT_LM, Qwen2.5-Coder-0.5B-Instruct)."""
+    from humanize.models import DEFAULT_CHAT_LM, load_causal_lm
+
+    return load_causal_lm(DEFAULT_CHAT_LM)
+
+
+@pytest.fixture(scope="session")
 def minilm():
     from humanize.models import load_sentence_encoder
 

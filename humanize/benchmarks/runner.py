@@ -34,7 +34,7 @@ from functools import partial
 
 import pandas as pd
 
-from . import jobs
+from . import jobs, model_sharing
 from .config import ConfigError, RunConfig, sampling_seed
 from .datasets import load_dataset
 from .datasets.split import in_train_split
@@ -302,6 +302,10 @@ def _run(config: RunConfig, run_id: str, rows: pd.DataFrame, store: ResultsStore
     test, train = rows[rows["split"] == "test"], rows[rows["split"] == "train"]
     machine = test[test["label"] == "machine"]
     store.start_run(run_id, config.to_dict())
+    # attack models that a detector or the perplexity meter also scores with (issue #19 §4): said first
+    shared = model_sharing.shared_models(*model_sharing.run_components(config))
+    for item in shared:
+        warnings.warn(item.message(), RuntimeWarning, stacklevel=3)
     plan = _detector_plan(config, train)
     if plan and callable(getattr(executor, "warm", None)):
         # a cluster may start the first detector's workers while the last attack tasks run
@@ -326,7 +330,10 @@ def _run(config: RunConfig, run_id: str, rows: pd.DataFrame, store: ResultsStore
     notes = mixed_machines(cost)
     for note in notes:
         warnings.warn(note, RuntimeWarning, stacklevel=3)
+    notes = [s.message() for s in shared] + notes
     tables = {"metrics": metrics, "scores": score_table, "cost": cost}
+    if shared:
+        tables["warnings"] = model_sharing.sharing_table(shared)
     if config.quality:
         tables["quality"] = _quality(config, store, executor, outputs, progress, work, failures)
     if failures:

@@ -120,7 +120,10 @@ def _hub_commit(repo_id: str) -> Optional[str]:
 
 
 def _packaged(alias) -> dict:
-    return {"packaged": alias.alias, "distribution": alias.distribution, "version": alias.version}
+    out = {"packaged": alias.alias, "distribution": alias.distribution, "version": alias.version}
+    if alias.no_bos:  # the tokenizer's BOS is dropped on loading (registry.PackagedModel.no_bos)
+        out["bos"] = None
+    return out
 
 
 def model_identity(model: Any) -> dict:

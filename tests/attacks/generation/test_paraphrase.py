@@ -327,3 +327,21 @@ def test_groups_keep_lines_and_cover_every_sentence():
 def test_dipper_rejects_a_causal_lm(smollm):
     with pytest.raises(TypeError, match="encoder-decoder"):
         Dipper(model=smollm).generate([Request("lexical = 40, order = 100 <sent> A. </sent>")])
+
+
+def test_the_default_paraphraser_is_qwen_not_the_detectors_scoring_model_and_it_rewrites(qwen, minilm):
+    from humanize.models import DEFAULT_CAUSAL_LM, DEFAULT_CHAT_LM
+    from humanize.quality.similarity import semantic_similarity
+
+    attack = Paraphrase()
+    assert attack.paraphraser == DEFAULT_CHAT_LM != DEFAULT_CAUSAL_LM
+    assert attack.generator().loaded() is qwen
+    docs = ["The committee met on Tuesday to discuss the new budget. Several members raised concerns about costs.",
+            "Researchers found that the new model improves accuracy on most benchmarks. However, the results need "
+            "more study."]
+    results = attack.batch(docs)
+    for r in results:
+        assert r.text.strip() and r.info["kept_chunks"] == 0 and r.info["truncated_chunks"] == 0
+    # a 0.5B model copies some short chunks as they are (the first one here, at seed 0): at least one rewritten
+    assert any(r.text != d for r, d in zip(results, docs))
+    assert min(semantic_similarity(docs, [r.text for r in results], minilm)) > 0.6

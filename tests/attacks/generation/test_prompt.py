@@ -56,7 +56,7 @@ def test_qpa_adds_the_quality_instruction():
     assert Prompt(llm=Scripted(), qpa=True).build_prompt(DOCS[0]) == qpa
     assert qpa.replace("\n3. " + quality, "") == plain  # the only difference
     assert QPAPrompt.name == "qpa_prompt" and QPAPrompt().qpa is True and QPAPrompt(qpa=False).qpa is False
-    assert QPAPrompt().get_params()["llm"] == "smollm2-135m-instruct"
+    assert QPAPrompt().get_params()["llm"] == Prompt().get_params()["llm"] == "qwen2.5-coder-0.5b-instruct"
 
 
 def test_guidance_drawn_per_document_with_the_seed():

@@ -1,4 +1,5 @@
-"""TOBLEND and its QPA variant on the packaged SmolLM2 + Gemma 3 pair (real models, few tokens)."""
+"""TOBLEND and its QPA variant on the packaged SmolLM2 + Gemma 3 pair (real models, few tokens), and the default
+Qwen2.5-Coder-0.5B + Gemma 3 pair."""
 import math
 import re
 
@@ -7,7 +8,7 @@ import pytest
 
 from humanize.attacks import apply_edits
 from humanize.attacks.generation._toblend_state import Stream, sample_token, segment_starts, token_table
-from humanize.attacks.generation.toblend import QPA_TOBLEND, TOBLEND
+from humanize.attacks.generation.toblend import DEFAULT_MODELS, QPA_TOBLEND, SMOLLM2_GEMMA, TOBLEND
 
 DOCS = [
     "The committee met on Tuesday to discuss the new budget, and several members raised concerns about rising costs.",
@@ -15,7 +16,9 @@ DOCS = [
     "Researchers found that the new model improves accuracy on most benchmarks. However, the results need more study.",
 ]
 PREFIX = 8
-FAST = dict(prefix_words=PREFIX, max_new_tokens=8)
+#: the plumbing tests blend the two smallest packaged models; the default pair is checked on its own below
+PAIR = SMOLLM2_GEMMA
+FAST = dict(models=PAIR, prefix_words=PREFIX, max_new_tokens=8)
 TRICKY = ("Le comité 😀 s'est réuni mardi à Genève. 委员会周二开会。 "
           "Комитет собрался во вторник, naïve café.")
 
@@ -71,7 +74,7 @@ def test_incremental_cache_gives_the_tokens_of_the_from_scratch_reference(plain)
 
 def test_stops_at_the_original_word_count(smollm, gemma):
     doc = DOCS[0]
-    r = TOBLEND(prefix_words=PREFIX, max_new_tokens=40, temperature=0.0).apply(doc)
+    r = TOBLEND(models=PAIR, prefix_words=PREFIX, max_new_tokens=40, temperature=0.0).apply(doc)
     n = len(doc.split())
     assert len(r.text.split()) <= n
     if r.info["stopped"] == "length":
@@ -81,14 +84,14 @@ def test_stops_at_the_original_word_count(smollm, gemma):
 @pytest.mark.parametrize("doc", ["", "   \n ", "Three words only.", "😀 日本語 Привет мир",
                                  "one two three four five six seven eight"])
 def test_documents_not_longer_than_the_prefix_are_returned_unchanged(doc):
-    r = TOBLEND(prefix_words=PREFIX).apply(doc)
+    r = TOBLEND(models=PAIR, prefix_words=PREFIX).apply(doc)
     assert r.text == doc and r.edits == []
     assert r.info.get("skipped")
 
 
 def test_non_latin_and_emoji_text_never_gains_replacement_characters(smollm, gemma):
     for seed in (0, 1):
-        r = TOBLEND(prefix_words=6, max_new_tokens=12, seed=seed).apply(TRICKY)
+        r = TOBLEND(models=PAIR, prefix_words=6, max_new_tokens=12, seed=seed).apply(TRICKY)
         assert "\ufffd" not in r.text
         assert r.text.startswith(_head(TRICKY, 6))
         assert apply_edits(TRICKY, r.edits) == r.text
@@ -99,24 +102,24 @@ def test_lone_surrogates_are_repaired_for_the_models_and_kept_in_the_prefix(smol
 
     doc = "The \ud800 committee met on Tuesday to discuss the new budget and several costs."
     with pytest.warns(TextRepairWarning):
-        r = TOBLEND(prefix_words=6, max_new_tokens=3).apply(doc)
+        r = TOBLEND(models=PAIR, prefix_words=6, max_new_tokens=3).apply(doc)
     assert r.text.startswith(_head(doc, 6)) and apply_edits(doc, r.edits) == r.text
 
 
-def test_token_bytes_rebuild_the_text_exactly(smollm, gemma):
-    for lm in (smollm, gemma):
+def test_token_bytes_rebuild_the_text_exactly(smollm, gemma, qwen):
+    for lm in (smollm, gemma, qwen):
         table, banned = token_table(lm.tokenizer)
         ids = lm.tokenizer(TRICKY, add_special_tokens=False)["input_ids"]
         assert b"".join(table[i] for i in ids).decode("utf-8") == TRICKY
         assert lm.tokenizer.eos_token_id not in banned
-        assert lm.tokenizer.bos_token_id in banned
+        assert lm.tokenizer.bos_token_id in banned or lm.tokenizer.bos_token_id is None  # Qwen: no BOS
 
 
-def test_tail_retokenisation_matches_tokenising_the_whole_text(smollm, gemma):
+def test_tail_retokenisation_matches_tokenising_the_whole_text(smollm, gemma, qwen):
     rng = np.random.default_rng(0)
     texts = DOCS + [TRICKY, "a  b\n\n  c\t-- (x) don't 3.14159 >  </b> end..."]
-    for lm in (smollm, gemma):
-        head = [lm.tokenizer.bos_token_id]
+    for lm in (smollm, gemma, qwen):
+        head = [lm.tokenizer.bos_token_id] if lm.tokenizer.bos_token_id is not None else []
         for text in texts:
             s = Stream(lm)
             cut = 0
@@ -142,24 +145,24 @@ def test_sampling_rules():
 
 def test_qpa_keeps_only_candidates_above_the_similarity_floor(smollm, gemma, minilm):
     doc = DOCS[2]
-    r = QPA_TOBLEND(prefix_words=PREFIX, max_new_tokens=6).apply(doc)
+    r = QPA_TOBLEND(models=PAIR, prefix_words=PREFIX, max_new_tokens=6).apply(doc)
     info = r.info
     assert info["qpa_steps"] == info["steps"] > 0
     assert info["qpa_candidates"] >= info["steps"]
     if info["qpa_min_chosen_similarity"] is not None:
         assert info["qpa_min_chosen_similarity"] > 0.7
     assert apply_edits(doc, r.edits) == r.text and r.text.startswith(_head(doc, PREFIX))
-    none = QPA_TOBLEND(prefix_words=PREFIX, max_new_tokens=4, min_similarity=1.0).apply(doc).info
+    none = QPA_TOBLEND(models=PAIR, prefix_words=PREFIX, max_new_tokens=4, min_similarity=1.0).apply(doc).info
     assert none["qpa_fallbacks"] == none["qpa_steps"] > 0 and none["qpa_kept"] == 0
     assert none["qpa_min_chosen_similarity"] is None
-    every = QPA_TOBLEND(prefix_words=PREFIX, max_new_tokens=4, min_similarity=-1.0).apply(doc).info
+    every = QPA_TOBLEND(models=PAIR, prefix_words=PREFIX, max_new_tokens=4, min_similarity=-1.0).apply(doc).info
     assert every["qpa_kept"] == every["qpa_candidates"] > 0
 
 
 def test_qpa_is_reproducible_and_matches_its_from_scratch_reference(smollm, gemma, minilm):
-    a = QPA_TOBLEND(prefix_words=PREFIX, max_new_tokens=5).apply(DOCS[0])
-    b = TOBLEND(qpa=True, prefix_words=PREFIX, max_new_tokens=5).apply(DOCS[0])
-    c = QPA_TOBLEND(prefix_words=PREFIX, max_new_tokens=5, incremental=False).apply(DOCS[0])
+    a = QPA_TOBLEND(models=PAIR, prefix_words=PREFIX, max_new_tokens=5).apply(DOCS[0])
+    b = TOBLEND(models=PAIR, qpa=True, prefix_words=PREFIX, max_new_tokens=5).apply(DOCS[0])
+    c = QPA_TOBLEND(models=PAIR, prefix_words=PREFIX, max_new_tokens=5, incremental=False).apply(DOCS[0])
     assert a.text == c.text and a.info["tokens_per_model"] == c.info["tokens_per_model"]
     assert b.info["qpa_steps"] == b.info["steps"]  # the flag on TOBLEND runs the same ranking
 
@@ -212,7 +215,7 @@ def test_running_cost_meters_get_the_forward_passes(smollm, gemma):
 
     meter = CostMeter()
     with meter.measure(doc_id="d0", attack="toblend"):
-        r = TOBLEND(prefix_words=PREFIX, max_new_tokens=3).apply(DOCS[1])
+        r = TOBLEND(models=PAIR, prefix_words=PREFIX, max_new_tokens=3).apply(DOCS[1])
     rec = meter.records[0]
     assert rec["queries"] == r.info["llm_queries"] >= 3
     assert rec["api_tokens_out"] == r.info["llm_tokens_out"] and rec["api_tokens_in"] == r.info["llm_tokens_in"]
@@ -220,7 +223,7 @@ def test_running_cost_meters_get_the_forward_passes(smollm, gemma):
 
 def test_the_prompt_last_word_is_never_extended(smollm, gemma):
     doc = "We talked about the new budg and then went home after the long meeting ended today."
-    r = TOBLEND(prefix_words=6, max_new_tokens=4, temperature=0.0).apply(doc)
+    r = TOBLEND(models=PAIR, prefix_words=6, max_new_tokens=4, temperature=0.0).apply(doc)
     head = _head(doc, 6)
     assert r.info["prefix_joins"] > 0  # both models, greedy, want to finish "budg"
     assert r.text.startswith(head) and all(e.start >= len(head) for e in r.edits)
@@ -239,3 +242,28 @@ def test_a_token_ending_inside_a_character_keeps_the_turn_until_it_is_complete(s
     assert drawn >= 2 and s.dirty
     assert "\ufffd" not in text
     assert text.startswith(" ") and len(text.encode("utf-8")) >= 5  # the model finishes the emoji
+
+
+def test_the_default_pair_is_qwen_and_gemma_and_blends_both(qwen, gemma):
+    from humanize.models import DEFAULT_CAUSAL_LM, DEFAULT_CHAT_LM
+
+    assert TOBLEND().models == QPA_TOBLEND().models == DEFAULT_MODELS == (DEFAULT_CHAT_LM, "gemma-3-270m")
+    assert DEFAULT_CAUSAL_LM not in DEFAULT_MODELS  # the default detectors' scoring model writes nothing
+    r = TOBLEND(prefix_words=PREFIX, max_new_tokens=8, seed=1).apply(DOCS[0])
+    assert r.info["models_resolved"] == [qwen.resolved, gemma.resolved]
+    assert r.text.startswith(_head(DOCS[0], PREFIX)) and r.text != DOCS[0] and "\ufffd" not in r.text
+    assert apply_edits(DOCS[0], r.edits) == r.text
+
+
+def test_one_model_blended_greedily_continues_as_its_own_greedy_decoding(qwen):
+    import torch
+
+    from humanize.models import DEFAULT_CHAT_LM
+
+    # Qwen prepends no BOS (its GGUF names <|endoftext|>, which upstream never prepends): the stream must not either
+    assert qwen.tokenizer.bos_token_id is None
+    head = _head(DOCS[0], PREFIX)
+    r = TOBLEND(models=[DEFAULT_CHAT_LM], prefix_words=PREFIX, max_new_tokens=6, temperature=0.0).apply(DOCS[0])
+    ids = qwen.tokenizer(head, return_tensors="pt", add_special_tokens=False).input_ids
+    out = qwen.model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=6, do_sample=False)
+    assert r.text == head + qwen.tokenizer.decode(out[0, ids.shape[1]:])
