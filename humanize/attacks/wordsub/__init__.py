@@ -1,23 +1,27 @@
 """Word-substitution attacks from swappable parts: candidates, constraints, scorer, search.
 
-TextAttack's separation, made light and batched per document. Presets:
+TextAttack's separation, made light and batched per document. Candidates are WordNet
+synonyms of the word's sense in context by default (:class:`SenseSynonyms`), and every swap
+is checked against its validity class (:class:`SwapValidity`, issue #19). Presets:
 :class:`Synonym` (RAID's synonym swap) and :class:`QPA` (TH-Bench's
 quality-preserving constraints added to any engine attack). Assemble a new
 attack with :class:`WordSubstitution` (no subclassing).
 """
 from ._doc import Candidate, Doc
 from .candidates import CandidateGenerator, MaskedLMFill, VectorNeighbours, WordNetSynonyms
-from .constraints import CandidateConstraint, MLMProbability, NotStopword, SamePOS, WordCosine
+from .constraints import CandidateConstraint, MLMProbability, NotStopword, SamePOS, SwapValidity, WordCosine
 from .engine import Parts, WordSubstitution
 from .hmgc import HMGC
 from .importance import SurrogateImportance
 from .rankers import Predictability, WordRanker
 from .llm_candidates import LLMCandidates
 from .raft import RAFT
-from .presets import QPA, Synonym
+from .presets import CANDIDATE_SOURCES, QPA, Synonym
+from .senses import SenseSynonyms
 from .scoring import CausalLMScore, MLMScore, ProposalOrder, Scorer
 from .search import DetectorGreedy, Search, TopScore, sentence_variant
-from .text_constraints import (FleschChange, MaxWordsChanged, PerplexityChange, SentenceSimilarity, TextConstraint,
+from .text_constraints import (FleschChange, MaxWordsChanged, PerplexityChange, SentenceEntailment, SentenceSimilarity,
+                               TextConstraint,
                                qpa_constraints, relative_change)
 
 __all__ = [
@@ -26,5 +30,6 @@ __all__ = [
     "QPA", "Synonym", "CausalLMScore", "MLMScore", "Scorer", "Search", "TopScore", "sentence_variant",
     "FleschChange", "MaxWordsChanged", "PerplexityChange", "SentenceSimilarity", "TextConstraint",
     "qpa_constraints", "relative_change", "HMGC", "SurrogateImportance", "Parts", "WordRanker", "DetectorGreedy",
-    "RAFT", "LLMCandidates", "Predictability", "ProposalOrder",
+    "RAFT", "LLMCandidates", "Predictability", "ProposalOrder", "SenseSynonyms", "SwapValidity",
+    "SentenceEntailment", "CANDIDATE_SOURCES",
 ]

@@ -17,7 +17,8 @@ from humanize._params import ParamsMixin
 
 from ._doc import Candidate, Doc
 
-__all__ = ["CandidateConstraint", "NotStopword", "SamePOS", "WordCosine", "MLMProbability", "stopwords"]
+__all__ = ["CandidateConstraint", "NotStopword", "SamePOS", "WordCosine", "MLMProbability", "SwapValidity",
+           "stopwords"]
 
 
 @functools.lru_cache(maxsize=1)
@@ -204,3 +205,42 @@ class MLMProbability(CandidateConstraint):
 
     def allows(self, doc, cands):
         return {i: [math.isnan(c.mlm_prob) or c.mlm_prob >= self.min_prob for c in cs] for i, cs in cands.items()}
+
+
+class SwapValidity(CandidateConstraint):
+    """Keep a candidate only when its swap's validity class is in ``allowed`` (issue #19 §3).
+
+    The class is :func:`humanize.quality.validity.classify_swap`'s (WordNet, both words
+    lemmatised): ``synonym``, ``morphological``, ``hypernym``, ``antonym``, ``sister``,
+    ``unrelated`` or ``non_word``. The default keeps WordNet synonyms only, so no antonym,
+    sister term or unrelated word is ever proposed, whichever generator proposed it (a masked
+    LM's fill-ins, an LLM's list, word-vector neighbours). Morris et al. (2020) show that
+    constraints this strict remove most invalid adversarial examples at a price in success rate.
+    """
+
+    def __init__(self, allowed=("synonym",)):
+        self.allowed = allowed
+        self._validate()
+
+    def _validate(self) -> None:
+        from humanize.quality.validity import SWAP_CLASSES
+
+        a = self.allowed
+        if isinstance(a, str) or not isinstance(a, (list, tuple, frozenset, set)) or not a:
+            raise TypeError(f"SwapValidity: allowed must be a non-empty list of validity classes "
+                            f"{list(SWAP_CLASSES)}, got {a!r}")
+        bad = [c for c in a if c not in SWAP_CLASSES]
+        if bad:
+            raise ValueError(f"SwapValidity: unknown validity class(es) {bad}; allowed: {list(SWAP_CLASSES)}")
+
+    def allows(self, doc, cands):
+        from humanize.quality.validity import classify_swap
+
+        allowed = frozenset(self.allowed)
+        out = {}
+        for i, cs in cands.items():
+            word = doc.word(i)
+            out[i] = [classify_swap(word, c.text) in allowed for c in cs]
+        if any(cands.values()):
+            doc.add_cost(validity_checks=sum(len(cs) for cs in cands.values()))
+        return out

@@ -172,6 +172,8 @@ class WordSubstitution(Attack):
                     "llm_tokens_out", "surrogate_queries"):
             if doc.cost.get(key):
                 info[key] = int(doc.cost[key])
+        if getattr(search, "queries_detector", False):  # a guided search: its query count, even when 0
+            info.setdefault("detector_queries", 0)
         info.update(doc.notes)
         return apply_edits(text, edits), edits, info
 

@@ -6,7 +6,7 @@ by importance (0.8 x surrogate importance + 0.2 x LM perplexity change on
 deleting the word: :class:`~.importance.SurrogateImportance`) and swapped in
 that order, each to the candidate that lowers the surrogate's score most on the
 current text (kept only when it lowers it), under at most 40% of the words
-changed and sentence similarity >= 0.75, until the surrogate calls the text
+changed and sentence similarity >= 0.85 (HMGC: 0.75), until the surrogate calls the text
 human (score < ``threshold``): :class:`~.search.DetectorGreedy`.
 """
 from __future__ import annotations
@@ -14,14 +14,17 @@ from __future__ import annotations
 from typing import Any
 
 
-from humanize.models import DEFAULT_CAUSAL_LM
+from humanize.models import DEFAULT_RANKING_LM
 
 from .engine import EnginePreset, WordSubstitution
 from .importance import SurrogateImportance
-from .presets import synonym_parts
+from .presets import DEFAULT_ALLOWED_SWAPS, SYNONYM_MIN_SIMILARITY, synonym_parts
 from .search import DetectorGreedy
 
 __all__ = ["HMGC"]
+
+#: HMGC's per-sentence MiniLM cosine floor here (measured on the demo: ``benchmarks/bench_validity.py``)
+HMGC_MIN_SIMILARITY = SYNONYM_MIN_SIMILARITY
 
 
 class HMGC(EnginePreset):
@@ -36,13 +39,17 @@ class HMGC(EnginePreset):
       is another dataset. A zero-shot surrogate is used as is.
     - ``importance``: ``"gradient"`` (HMGC's; lm_d), ``"deletion"`` or ``"auto"``;
       ``weight`` the surrogate's share (0.8).
-    - candidates: offline, WordNet synonyms plus ``neighbours`` nearest word
-      vectors (``vectors``), kept at cosine >= ``min_cosine`` (None: no cosine
-      filter); with ``mlm`` (HMGC's transformation: a masked LM's ``top_k`` = 50
-      fill-ins of probability >= ``min_mlm_prob``, needs the hub) the masked LM's.
-      Same POS in a ±4-word window when ``pos``; no stop words.
+    - candidates (``candidates``, as :class:`~.presets.Synonym`'s, issue #19 §1): by default the
+      WordNet synonyms of the word's sense in context (``"wordnet_sense"``); with ``mlm``
+      (HMGC's transformation: a masked LM's ``top_k`` = 50 fill-ins of probability >=
+      ``min_mlm_prob``, needs the hub) the masked LM's, through the same filters. Every swap's
+      validity class must be in ``allowed_swaps`` (WordNet synonyms; None: no check), its
+      word-vector cosine >= ``min_cosine`` (None: no cosine filter), same POS in a ±4-word
+      window when ``pos``; no stop words. HMGC's looser recipe:
+      ``candidates=["wordnet_all_senses", "vector_neighbours"], allowed_swaps=None, min_similarity=0.75``.
     - ``max_share`` (0.4) of the words may change; each changed sentence keeps a
-      MiniLM cosine >= ``min_similarity`` (0.75) with the original; the search
+      MiniLM cosine >= ``min_similarity`` (0.85 here; HMGC: 0.75 with USE over a 50-word
+      window) with the original, and an entailment >= ``min_entailment`` when set; the search
       stops when the surrogate's score < ``threshold`` or after ``max_queries``
       surrogate queries (search only); words are tried in importance order until
       ``rate`` x eligible words (1.0: all, capped by ``max_share``) have changed.
@@ -59,14 +66,16 @@ class HMGC(EnginePreset):
     """
 
     name = "hmgc"
-    version = "1"
-    _model_params = ("lm", "mlm")
+    version = "2"
+    _model_params = ("lm", "mlm", "nli_model")
 
     def __init__(self, rate: float = 1.0, seed: int = 0, surrogate: Any = "tfidf_lr", train: Any = "demo",
-                 threshold: Any = 0.5, max_share: Any = 0.4, min_similarity: Any = 0.75, weight: float = 0.8,
-                 importance: str = "auto", mlm: Any = None, lm: Any = DEFAULT_CAUSAL_LM,
+                 threshold: Any = 0.5, max_share: Any = 0.4, min_similarity: Any = HMGC_MIN_SIMILARITY, weight: float = 0.8,
+                 importance: str = "auto", mlm: Any = None, lm: Any = DEFAULT_RANKING_LM,
                  vectors: Any = "glove-6b-50d", neighbours: int = 10, min_cosine: Any = 0.5, pos: bool = True,
-                 top_k: int = 50, min_mlm_prob: float = 0.0005, max_queries: Any = None, device: Any = None):
+                 top_k: int = 50, min_mlm_prob: float = 0.0005, max_queries: Any = None, device: Any = None,
+                 candidates: Any = None, senses: int = 1, allowed_swaps: Any = DEFAULT_ALLOWED_SWAPS,
+                 min_entailment: Any = None, nli_model: Any = None):
         self.rate = rate
         self.seed = seed
         self.surrogate = surrogate
@@ -86,6 +95,11 @@ class HMGC(EnginePreset):
         self.min_mlm_prob = min_mlm_prob
         self.max_queries = max_queries
         self.device = device
+        self.candidates = candidates
+        self.senses = senses
+        self.allowed_swaps = allowed_swaps
+        self.min_entailment = min_entailment
+        self.nli_model = nli_model
         self._validate()
 
     def _check(self) -> None:

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from humanize.models import DEFAULT_CAUSAL_LM
+from humanize.models import DEFAULT_RANKING_LM
 
 from ._doc import Doc
 from .rankers import WordRanker
@@ -98,7 +98,7 @@ class SurrogateImportance(QueriesDetector, WordRanker):
     _detector_param = "surrogate"
 
     def __init__(self, surrogate: Any = "tfidf_lr", train: Any = "demo", weight: float = 0.8, method: str = "auto",
-                 lm: Any = DEFAULT_CAUSAL_LM, seed: int = 0, device: Any = None, batch_size: int = 16,
+                 lm: Any = DEFAULT_RANKING_LM, seed: int = 0, device: Any = None, batch_size: int = 16,
                  skip_below: Any = None):
         self.surrogate = surrogate
         self.train = train

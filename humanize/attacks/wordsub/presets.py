@@ -5,11 +5,11 @@ from typing import Any
 
 import numpy as np
 
-from humanize.models import DEFAULT_CAUSAL_LM
+from humanize.models import DEFAULT_RANKING_LM
 
 from ..base import Attack
 from .candidates import MaskedLMFill, VectorNeighbours, WordNetSynonyms
-from .constraints import MLMProbability, NotStopword, SamePOS, WordCosine
+from .constraints import CandidateConstraint, MLMProbability, NotStopword, SamePOS, WordCosine
 from .engine import EnginePreset, WordSubstitution
 from .scoring import CausalLMScore, MLMScore
 from .search import TopScore
@@ -18,19 +18,40 @@ from .text_constraints import MaxWordsChanged, SentenceSimilarity, TextConstrain
 __all__ = ["Synonym", "QPA"]
 
 
+#: Candidate sources a synonym-style preset can name in ``candidates`` (issue #19 §1)
+CANDIDATE_SOURCES = ("wordnet_sense", "wordnet_all_senses", "vector_neighbours", "mlm")
+#: The swap classes the synonym-style presets keep by default (:class:`~.constraints.SwapValidity`)
+DEFAULT_ALLOWED_SWAPS = ("synonym",)
+#: The per-sentence MiniLM cosine floor of ``synonym`` and ``hmgc``. Measured on 15 demo machine texts
+#: (``benchmarks/bench_validity.py`` prints the effect): a sentence with one sense-synonym
+#: swap keeps cosine >= 0.871 in 95% of cases, while half of the sentences the looser pre-#19 recipe
+#: changed fell below 0.85; so 0.85 lets single valid swaps through and stops the accumulation.
+SYNONYM_MIN_SIMILARITY = 0.85
+
+
 class Synonym(EnginePreset):
     """RAID's synonym swap (Appendix E.4): about ``rate`` (θ = 0.5) of the eligible words get their best synonym.
 
-    With ``mlm`` (RAID: ``"bert-base-cased"``, needs the hub) candidates are the
-    masked LM's top ``top_k`` fill-ins in a window of ``window`` words each side,
-    kept when their probability is >= ``min_mlm_prob`` and ranked by it. Without
-    it (the offline default) candidates are WordNet synonyms plus ``neighbours``
-    nearest word vectors, ranked by the causal LM ``lm``'s log-probability of
-    the candidate given the text before it. Both keep only candidates with the
-    original's POS tag in a ±``pos_window`` window (``pos=True``) and a
-    word-vector cosine >= ``min_cosine`` (GloVe offline; a fastText ``.bin``
-    path for RAID's exact filter). ``max_share`` caps the share of words changed
-    and ``min_similarity`` adds a sentence-similarity floor (MiniLM), both off by default.
+    Candidates (``candidates``, issue #19 §1): by default ``["wordnet_sense"]``, the WordNet
+    synonyms of the sense the word has in context (:class:`~.senses.SenseSynonyms`: the
+    spaCy tag's WordNet POS, the ``senses`` most frequent senses, antonyms of every sense
+    excluded, inflected to the word's tag), ranked by the causal LM ``lm``'s log-probability
+    of the candidate given the text before it. With ``mlm`` (RAID: ``"bert-base-cased"``,
+    needs the hub) the masked LM's top ``top_k`` fill-ins in a window of ``window`` words
+    each side, of probability >= ``min_mlm_prob``, ranked by it, *through the same filters*.
+
+    Filters: every swap must be of a class in ``allowed_swaps`` (default WordNet synonyms,
+    :class:`~.constraints.SwapValidity`; None: no check), keep the original's POS tag in a
+    ±``pos_window`` window (``pos=True``), and a word-vector cosine >= ``min_cosine``
+    (GloVe offline; a fastText ``.bin`` path for RAID's exact filter); each changed sentence
+    keeps a MiniLM cosine >= ``min_similarity`` (0.85) with the original, and a bidirectional
+    entailment >= ``min_entailment`` when that is set (an NLI model, ``nli_model``, from the
+    hub). ``max_share`` caps the share of words changed (off by default).
+
+    RAID's looser recipe (WordNet lemmas of every sense plus the 10 nearest word vectors, no
+    validity or sentence check) stays reachable:
+    ``Synonym(candidates=["wordnet_all_senses", "vector_neighbours"], allowed_swaps=None,
+    min_similarity=None)``.
 
     Eligible words: alphabetic, not stop words (scikit-learn's list). RAID takes
     θ of all tokens; here θ of the eligible ones, so θ is the share of content
@@ -38,13 +59,15 @@ class Synonym(EnginePreset):
     """
 
     name = "synonym"
-    version = "1"
-    _model_params = ("lm", "mlm")
+    version = "2"
+    _model_params = ("lm", "mlm", "nli_model")
 
-    def __init__(self, rate: float = 0.5, seed: int = 0, mlm: Any = None, lm: Any = DEFAULT_CAUSAL_LM,
+    def __init__(self, rate: float = 0.5, seed: int = 0, mlm: Any = None, lm: Any = DEFAULT_RANKING_LM,
                  vectors: Any = "glove-6b-50d", neighbours: int = 10, min_cosine: float = 0.5, pos: bool = True,
                  pos_window: int = 4, top_k: int = 20, window: int = 20, min_mlm_prob: float = 0.0025,
-                 max_share: Any = None, min_similarity: Any = None, device: Any = None):
+                 max_share: Any = None, min_similarity: Any = SYNONYM_MIN_SIMILARITY, device: Any = None,
+                 candidates: Any = None, senses: int = 1, allowed_swaps: Any = DEFAULT_ALLOWED_SWAPS,
+                 min_entailment: Any = None, nli_model: Any = None):
         self.rate = rate
         self.seed = seed
         self.mlm = mlm
@@ -60,6 +83,11 @@ class Synonym(EnginePreset):
         self.max_share = max_share
         self.min_similarity = min_similarity
         self.device = device
+        self.candidates = candidates
+        self.senses = senses
+        self.allowed_swaps = allowed_swaps
+        self.min_entailment = min_entailment
+        self.nli_model = nli_model
         self._validate()
 
     def _check(self) -> None:
@@ -71,24 +99,58 @@ class Synonym(EnginePreset):
         return WordSubstitution(gens, cons, scorer, TopScore(), rate=self.rate, seed=self.seed)
 
 
+def candidate_sources(preset: Any) -> list[str]:
+    """The candidate sources of a synonym-style preset: its ``candidates``, or the default for its ``mlm``."""
+    who = type(preset).__name__
+    names = preset.candidates
+    if names is None:
+        return ["mlm"] if preset.mlm is not None else ["wordnet_sense"]
+    if isinstance(names, str):
+        names = [names]
+    if not isinstance(names, (list, tuple)) or not names:
+        raise TypeError(f"{who}: candidates must be None or a non-empty list of {list(CANDIDATE_SOURCES)}, "
+                        f"got {preset.candidates!r}")
+    bad = [n for n in names if n not in CANDIDATE_SOURCES]
+    if bad:
+        raise ValueError(f"{who}: unknown candidate source(s) {bad}; allowed: {list(CANDIDATE_SOURCES)}")
+    if "mlm" in names and preset.mlm is None:
+        raise ValueError(f"{who}: candidates includes 'mlm' but mlm is None; give mlm= a masked LM "
+                         f"(e.g. 'bert-base-cased')")
+    return list(dict.fromkeys(names))
+
+
 def synonym_parts(preset: Any, cosine_optional: bool = False) -> tuple[list, list, Any]:
     """``(generators, constraints, scorer)`` of a synonym-style preset (Synonym, HMGC), from its attributes.
 
-    With ``mlm``: masked-LM fill-in (``top_k``, ``window``), probability >= ``min_mlm_prob``,
-    ranked by it; without: WordNet synonyms and ``neighbours`` word-vector neighbours,
-    ranked by the causal LM ``lm``. Then the word-vector cosine >= ``min_cosine``
-    (``cosine_optional``: None drops it), same POS in ±``pos_window`` words when ``pos``,
-    the ``max_share`` budget and the ``min_similarity`` sentence floor when set.
+    Generators from ``candidates`` (:func:`candidate_sources`); ranked by the masked LM
+    (``MLMScore``) when it is the only source, by the causal LM ``lm`` otherwise. Then the
+    validity classes ``allowed_swaps``, the word-vector cosine >= ``min_cosine``
+    (``cosine_optional``: None drops it), same POS in ±``pos_window`` words when ``pos``, the
+    ``max_share`` budget and the ``min_similarity`` / ``min_entailment`` sentence floors when set.
     """
+    from .constraints import SwapValidity
+    from .senses import SenseSynonyms
+    from .text_constraints import SentenceEntailment
+
     p = preset
-    if p.mlm is not None:
-        gens = [MaskedLMFill(p.mlm, top_k=p.top_k, window=getattr(p, "window", 20), device=p.device)]
-        cons = [NotStopword(), MLMProbability(p.min_mlm_prob)]
-        scorer = MLMScore()
-    else:
-        gens = [WordNetSynonyms(), VectorNeighbours(p.vectors, k=p.neighbours)]
-        cons = [NotStopword()]
-        scorer = CausalLMScore(p.lm, device=p.device)
+    sources = candidate_sources(p)
+    gens = []
+    for name in sources:
+        if name == "wordnet_sense":
+            gens.append(SenseSynonyms(senses=p.senses))
+        elif name == "wordnet_all_senses":
+            gens.append(WordNetSynonyms())
+        elif name == "vector_neighbours":
+            gens.append(VectorNeighbours(p.vectors, k=p.neighbours))
+        else:
+            gens.append(MaskedLMFill(p.mlm, top_k=p.top_k, window=getattr(p, "window", 20), device=p.device))
+    cons = [NotStopword()]
+    if "mlm" in sources:
+        cons.append(MLMProbability(p.min_mlm_prob))
+    scorer = MLMScore() if sources == ["mlm"] else CausalLMScore(p.lm, device=p.device)
+    if p.allowed_swaps is not None:
+        allowed = p.allowed_swaps
+        cons.append(SwapValidity(tuple(allowed) if isinstance(allowed, (list, tuple)) else allowed))
     if p.min_cosine is not None or not cosine_optional:
         cons.append(WordCosine(p.min_cosine, p.vectors))
     if p.pos:
@@ -97,6 +159,8 @@ def synonym_parts(preset: Any, cosine_optional: bool = False) -> tuple[list, lis
         cons.append(MaxWordsChanged(p.max_share))
     if p.min_similarity is not None:
         cons.append(SentenceSimilarity(p.min_similarity, device=p.device))
+    if p.min_entailment is not None:
+        cons.append(SentenceEntailment(p.min_entailment, p.nli_model, device=p.device))
     return gens, cons, scorer
 
 
@@ -105,14 +169,16 @@ class QPA(Attack):
 
     ``attack`` is a :class:`WordSubstitution` (e.g. :class:`Synonym`), a
     registered name, or a table ``{"name": "raft", **params}`` (config files); ``constraints`` default to :func:`qpa_constraints`
-    (per sentence: perplexity and Flesch change < 5%, MiniLM similarity > 0.95).
+    (per sentence: perplexity and Flesch change < 5%, MiniLM similarity > 0.95; and, issue #19 §3,
+    every kept swap a WordNet synonym or morphological variant of its word: no antonym, sister
+    term or unrelated word).
     ``rate`` and ``seed`` (when given) override the wrapped attack's. The result's ``attack``
     name is ``qpa``; the edits use the wrapped attack's per-document stream, so on
     the same text QPA aims at the same number of swaps as the attack alone.
     """
 
     name = "qpa"
-    version = "1"
+    version = "2"
     has_rate = False
 
     def __init__(self, attack: Any = "synonym", constraints: Any = None, rate: Any = None, seed: Any = None):
@@ -139,10 +205,12 @@ class QPA(Attack):
         cons = self.constraints
         if cons is not None:
             if not isinstance(cons, (list, tuple)):
-                raise TypeError(f"QPA: constraints must be None or a list of TextConstraint, got {type(cons).__name__}")
+                raise TypeError(f"QPA: constraints must be None or a list of TextConstraint / CandidateConstraint, "
+                            f"got {type(cons).__name__}")
             for j, c in enumerate(cons):
-                if not isinstance(c, TextConstraint):
-                    raise TypeError(f"QPA: constraints[{j}] must be a TextConstraint, got {type(c).__name__}")
+                if not isinstance(c, (TextConstraint, CandidateConstraint)):
+                    raise TypeError(f"QPA: constraints[{j}] must be a TextConstraint or a CandidateConstraint "
+                                    f"(e.g. SwapValidity), got {type(c).__name__}")
 
     def inner(self) -> Attack:
         """The wrapped attack; a name or a table ``{name = ..., params...}`` is built with QPA's seed."""

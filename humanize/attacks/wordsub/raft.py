@@ -12,15 +12,16 @@ from typing import Any
 
 import numpy as np
 
-from humanize.models import DEFAULT_CAUSAL_LM
+from humanize.models import DEFAULT_CHAT_LM
 
-from .candidates import VectorNeighbours, WordNetSynonyms
-from .constraints import NotStopword, SamePOS, WordCosine
+from .constraints import NotStopword, SamePOS, SwapValidity, WordCosine
 from .engine import EnginePreset, WordSubstitution
 from .llm_candidates import LLMCandidates
 from .rankers import Predictability
+from .presets import DEFAULT_ALLOWED_SWAPS
 from .scoring import CausalLMScore, ProposalOrder
 from .search import DetectorGreedy
+from .senses import SenseSynonyms
 
 __all__ = ["RAFT"]
 
@@ -33,17 +34,26 @@ class RAFT(EnginePreset):
       (:mod:`.targets`: a dataset name, a table or ``(texts, labels)``) with ``seed``;
     - ``proxy``: the causal LM ranking words by predictability (:class:`Predictability`);
     - ``llm``: the chat model proposing ``k`` replacements per word (:class:`LLMCandidates`);
-      ``None``: a lexical stand-in, up to ``k`` WordNet synonyms and ``k`` GloVe neighbours
-      (cosine >= 0.5) tried in the proxy's log-probability order. Offline, SmolLM2-135M
-      rarely lists more than one or two usable words (it repeats the word or the sentence),
-      so ``llm=None`` is the way to measure RAFT's ranking and detector-guided search here;
+      ``None``: a lexical stand-in, up to ``k`` WordNet synonyms of the word's two most frequent
+      senses in context (:class:`~.senses.SenseSynonyms`, GloVe cosine >= 0.5) tried in the
+      proxy's log-probability order (``candidates=["wordnet_all_senses", "vector_neighbours"]``:
+      the looser stand-in before issue #19, every sense's lemmas and ``k`` GloVe neighbours).
+      Offline, a small chat model rarely lists more than one or two usable words (it repeats
+      the word or the sentence), so ``llm=None`` is the way to measure RAFT's ranking and
+      detector-guided search here;
     - ``pos``: keep only candidates with the original's POS tag (spaCy, in context);
+    - ``allowed_swaps``: the validity classes a kept swap may have (issue #19 §3; default WordNet
+      synonyms, :class:`~.constraints.SwapValidity`): an LLM's list is full of related words that
+      change the meaning (antonyms, sister terms); ``None`` is RAFT's unfiltered list;
     - ``max_queries``: detector budget per document (texts scored, the original included);
     - ``batched``: score a word's candidates in one detector call (False: one call each, same result;
       not ``batch``, which is :meth:`Attack.batch`).
 
-    Offline both ``llm`` and ``proxy`` are SmolLM2-135M-Instruct: the attack runs
-    end to end, but a 135M model's lists are short and noisy. At full scale
+    Offline both ``llm`` and ``proxy`` default to Qwen2.5-Coder-0.5B-Instruct
+    (:data:`~humanize.models.DEFAULT_CHAT_LM`), not SmolLM2-135M, the default detectors'
+    and perplexity's scoring model (issue #19 §4: a SmolLM2 proxy picks the words SmolLM2
+    finds predictable; ``llm=proxy="smollm2-135m-instruct"`` is the pairing before it).
+    The attack runs end to end, but a small model's lists are short and noisy. At full scale
     (TH-Bench: GPT-4o-mini or GPT-3.5-turbo as the LLM, OPT-2.7B as the proxy)
     the proxy needs the hub and the LLM an OpenAI-compatible endpoint (issue #11).
 
@@ -58,12 +68,13 @@ class RAFT(EnginePreset):
     """
 
     name = "raft"
-    version = "1"
+    version = "3"  # 3: llm and proxy default to DEFAULT_CHAT_LM (issue #19 §4)
     _model_params = ("llm", "proxy")
 
     def __init__(self, rate: float = 0.1, seed: int = 0, target: Any = "log_likelihood", target_train: Any = None,
-                 llm: Any = DEFAULT_CAUSAL_LM, proxy: Any = DEFAULT_CAUSAL_LM, k: int = 15, pos: bool = True,
-                 max_queries: Any = None, batched: bool = True, device: Any = None):
+                 llm: Any = DEFAULT_CHAT_LM, proxy: Any = DEFAULT_CHAT_LM, k: int = 15, pos: bool = True,
+                 max_queries: Any = None, batched: bool = True, device: Any = None,
+                 allowed_swaps: Any = DEFAULT_ALLOWED_SWAPS, candidates: Any = None):
         self.rate = rate
         self.seed = seed
         self.target = target
@@ -75,6 +86,8 @@ class RAFT(EnginePreset):
         self.max_queries = max_queries
         self.batched = batched
         self.device = device
+        self.allowed_swaps = allowed_swaps
+        self.candidates = candidates
         self._validate()
 
     def _check(self) -> None:
@@ -91,6 +104,9 @@ class RAFT(EnginePreset):
         mq = self.max_queries
         if mq is not None and (isinstance(mq, bool) or not isinstance(mq, (int, np.integer)) or mq < 1):
             raise ValueError(f"RAFT: max_queries must be None or an int >= 1, got {mq!r}")
+        if self.candidates is not None and self.llm is not None:
+            raise ValueError(f"RAFT: candidates={self.candidates!r} names the lexical stand-in's sources, which are "
+                             f"used only with llm=None (llm={self.llm!r} proposes the candidates)")
         check_detector_spec("RAFT", "target", self.target)
         check_train_spec("RAFT", self.target_train)
         if self.target_train is None:
@@ -105,8 +121,11 @@ class RAFT(EnginePreset):
         cons = [NotStopword()] + ([SamePOS()] if self.pos else [])
         search = DetectorGreedy(self.target, self.target_train, max_queries=self.max_queries, batch=self.batched,
                                 seed=self.seed)
-        if self.llm is None:  # lexical stand-in: WordNet + word-vector neighbours, k each, in the proxy's order
-            gens = [WordNetSynonyms(max_candidates=int(self.k)), VectorNeighbours(k=int(self.k))]
+        if self.allowed_swaps is not None:
+            allowed = self.allowed_swaps
+            cons.append(SwapValidity(tuple(allowed) if isinstance(allowed, (list, tuple)) else allowed))
+        if self.llm is None:  # lexical stand-in: sense synonyms in context, k, in the proxy's order
+            gens = self._lexical_generators()
             scorer = CausalLMScore(self.proxy, device=self.device)
             cons = cons + [WordCosine(0.5)]
         else:
@@ -114,3 +133,19 @@ class RAFT(EnginePreset):
             scorer = ProposalOrder()
         return WordSubstitution(gens, cons, scorer, search, rate=self.rate, seed=self.seed,
                                 ranker=Predictability(self.proxy, device=self.device))
+
+    def _lexical_generators(self) -> list:
+        """The lexical stand-in's candidate generators (``llm=None``), from ``candidates``."""
+        from .candidates import VectorNeighbours, WordNetSynonyms
+        from .presets import CANDIDATE_SOURCES
+
+        names = ["wordnet_sense"] if self.candidates is None else self.candidates
+        names = [names] if isinstance(names, str) else names
+        if not isinstance(names, (list, tuple)) or not names or any(n not in CANDIDATE_SOURCES[:3] for n in names):
+            raise ValueError(f"RAFT: candidates must be None or a non-empty list of {list(CANDIDATE_SOURCES[:3])} "
+                             f"(used when llm is None), got {self.candidates!r}")
+        k = int(self.k)
+        make = {"wordnet_sense": lambda: SenseSynonyms(senses=2, max_candidates=k),
+                "wordnet_all_senses": lambda: WordNetSynonyms(max_candidates=k),
+                "vector_neighbours": lambda: VectorNeighbours(k=k)}
+        return [make[n]() for n in dict.fromkeys(names)]

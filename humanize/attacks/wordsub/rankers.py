@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from humanize._params import ParamsMixin
-from humanize.models import DEFAULT_CAUSAL_LM
+from humanize.models import DEFAULT_RANKING_LM
 
 from ._doc import Doc
 
@@ -51,7 +51,7 @@ class Predictability(WordRanker):
 
     _model_params = ("lm",)
 
-    def __init__(self, lm: Any = DEFAULT_CAUSAL_LM, device: Any = None, reduce: str = "first", max_windows: int = 8):
+    def __init__(self, lm: Any = DEFAULT_RANKING_LM, device: Any = None, reduce: str = "first", max_windows: int = 8):
         self.lm = lm
         self.device = device
         self.reduce = reduce

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from humanize._params import ParamsMixin
-from humanize.models import DEFAULT_CAUSAL_LM
+from humanize.models import DEFAULT_RANKING_LM
 
 from ._doc import Candidate, Doc
 
@@ -63,7 +63,7 @@ class CausalLMScore(Scorer):
 
     _model_params = ("lm",)
 
-    def __init__(self, lm: Any = DEFAULT_CAUSAL_LM, device: Any = None):
+    def __init__(self, lm: Any = DEFAULT_RANKING_LM, device: Any = None):
         self.lm = lm
         self.device = device
         self._validate()

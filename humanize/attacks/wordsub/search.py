@@ -139,6 +139,9 @@ class DetectorGreedy(QueriesDetector, Search):
     one is fit on ``train`` with ``seed`` (:mod:`.targets`).
     """
 
+    #: the engine reports ``detector_queries`` for this search even when no word reached the detector
+    queries_detector = True
+
     def __init__(self, detector: Any = "log_likelihood", train: Any = None, stop_below: Any = None,
                  max_queries: Any = None, batch: bool = True, seed: int = 0):
         self.detector = detector

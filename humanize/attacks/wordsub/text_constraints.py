@@ -22,7 +22,7 @@ from humanize.models import DEFAULT_CAUSAL_LM, DEFAULT_SENTENCE_ENCODER
 
 from .constraints import _check_unit
 
-__all__ = ["TextConstraint", "SentenceSimilarity", "PerplexityChange", "FleschChange", "MaxWordsChanged",
+__all__ = ["TextConstraint", "SentenceSimilarity", "SentenceEntailment", "PerplexityChange", "FleschChange", "MaxWordsChanged",
            "qpa_constraints", "relative_change"]
 
 
@@ -74,6 +74,38 @@ class SentenceSimilarity(TextConstraint):
 
     def passes(self, values):
         return values >= self.min_similarity
+
+
+class SentenceEntailment(TextConstraint):
+    """Bidirectional entailment between original and changed sentence >= ``min_entailment`` (issue #19 §3).
+
+    The value is :func:`humanize.quality.entailment.entailment`'s: the smaller of the NLI model's
+    entailment probabilities in the two directions, so a swap that adds or drops a fact fails
+    as surely as one that contradicts. ``model`` is an NLI cross-encoder (default
+    ``cross-encoder/nli-deberta-v3-base``, from the hub) or a local directory.
+    """
+
+    _model_params = ("model",)
+
+    def __init__(self, min_entailment: float = 0.5, model: Any = None, device: Any = None):
+        self.min_entailment = min_entailment
+        self.model = model
+        self.device = device
+        self._validate()
+
+    def _validate(self) -> None:
+        _check_unit(self, "min_entailment", self.min_entailment)
+
+    def values(self, originals, variants, doc=None):
+        from humanize.quality.entailment import DEFAULT_NLI_MODEL, entailment
+
+        model = DEFAULT_NLI_MODEL if self.model is None else self.model
+        if doc is not None:
+            doc.add_cost(queries=2 * len(variants), forward_passes=1)
+        return np.asarray(entailment(list(originals), list(variants), model, device=self.device), dtype=float)
+
+    def passes(self, values):
+        return values >= self.min_entailment
 
 
 class PerplexityChange(TextConstraint):
@@ -141,7 +173,17 @@ class MaxWordsChanged(ParamsMixin):
 
 
 def qpa_constraints(max_ppl_change: float = 0.05, max_flesch_change: float = 0.05, min_similarity: float = 0.95,
-                    lm: Any = DEFAULT_CAUSAL_LM, encoder: Any = DEFAULT_SENTENCE_ENCODER) -> list:
-    """TH-Bench's QPA constraints (Appendix G), cheapest first."""
-    return [FleschChange(max_flesch_change), SentenceSimilarity(min_similarity, encoder),
-            PerplexityChange(max_ppl_change, lm)]
+                    lm: Any = DEFAULT_CAUSAL_LM, encoder: Any = DEFAULT_SENTENCE_ENCODER,
+                    allowed_swaps: Any = ("synonym", "morphological")) -> list:
+    """TH-Bench's QPA constraints (Appendix G), cheapest first, plus the validity class of each swap.
+
+    ``allowed_swaps`` (issue #19 §3): every swap QPA keeps must be a WordNet synonym or a
+    morphological variant of the word it replaces (:class:`~.constraints.SwapValidity`): no
+    antonym, sister term or unrelated word, whatever the wrapped attack proposed. ``None`` gives
+    TH-Bench's three constraints alone.
+    """
+    from .constraints import SwapValidity
+
+    validity = [] if allowed_swaps is None else [SwapValidity(tuple(allowed_swaps))]
+    return validity + [FleschChange(max_flesch_change), SentenceSimilarity(min_similarity, encoder),
+                       PerplexityChange(max_ppl_change, lm)]

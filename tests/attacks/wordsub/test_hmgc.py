@@ -14,6 +14,8 @@ from humanize.attacks import apply_edits, check_edits
 
 WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*")
 SEED = 0
+#: HMGC's recipe before issue #19: every sense's lemmas and GloVe neighbours, no validity check, USE-like 0.75
+LOOSE = dict(candidates=["wordnet_all_senses", "vector_neighbours"], allowed_swaps=None, min_similarity=0.75)
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +65,9 @@ def targets(demo, surrogate):
 def hmgc(smollm, train_pair):
     from humanize.attacks.wordsub import HMGC
 
-    return HMGC(lm=smollm, train=train_pair)
+    # the search's mechanism (stop at the first human verdict) on HMGC's own looser recipe: with the
+    # validity-checked defaults the TF-IDF surrogate rarely flips on two-sentence texts
+    return HMGC(lm=smollm, train=train_pair, **LOOSE)
 
 
 @pytest.fixture(scope="module")
@@ -237,7 +241,7 @@ def test_matched_and_mismatched_training_sets_never_hold_a_tested_document(demo)
 def test_same_output_alone_as_in_a_batch(hmgc, results, targets, smollm, train_pair):
     from humanize.attacks.wordsub import HMGC
 
-    alone = HMGC(lm=smollm, train=(list(train_pair[0]), list(train_pair[1]))).apply(targets[-1])
+    alone = HMGC(lm=smollm, train=(list(train_pair[0]), list(train_pair[1])), **LOOSE).apply(targets[-1])
     assert alone.text == results[-1].text and alone.edits == results[-1].edits
     assert alone.info["kept_order"] == results[-1].info["kept_order"]
 
@@ -288,7 +292,8 @@ def test_registry_config_and_qpa_build_hmgc_by_name():
     assert engine.name == "hmgc" and type(engine.ranker).__name__ == "SurrogateImportance"
     full = HMGC(mlm="bert-base-cased", min_cosine=None)._parts()  # HMGC's masked-LM candidates (not loaded here)
     assert [type(g).__name__ for g in full.generators] == ["MaskedLMFill"] and full.generators[0].top_k == 50
-    assert [type(c).__name__ for c in full.candidate_constraints] == ["NotStopword", "MLMProbability", "SamePOS"]
+    assert [type(c).__name__ for c in full.candidate_constraints] == ["NotStopword", "MLMProbability", "SwapValidity",
+                                                                      "SamePOS"]
     assert type(full.scorer).__name__ == "MLMScore"
 
 

@@ -27,7 +27,10 @@ def test_tricky_texts_give_exact_results(synonym):
     ({"rate": 1.5}, ValueError, r"rate θ must be in \[0, 1\]"),
     ({"rate": "half"}, TypeError, "rate must be a number"),
     ({"seed": 1.5}, TypeError, "seed must be an int"),
-    ({"neighbours": 0}, ValueError, "k must be >= 1"),
+    ({"neighbours": 0, "candidates": ["vector_neighbours"]}, ValueError, "k must be >= 1"),
+    ({"candidates": ["glove"]}, ValueError, "unknown candidate source"),
+    ({"allowed_swaps": ["synonym", "close"]}, ValueError, "unknown validity class"),
+    ({"senses": 0}, ValueError, "senses must be >= 1"),
     ({"min_cosine": 2}, ValueError, r"min_cosine must be in \[-1.0, 1.0\]"),
     ({"pos": "yes"}, TypeError, "pos must be a bool"),
     ({"pos_window": -1}, ValueError, "window must be an int >= 0"),
@@ -72,8 +75,9 @@ def test_bad_qpa_arguments_are_named():
         QPA(Homoglyph())
     with pytest.raises(ValueError, match="unknown attack|no attack|not registered|available"):
         QPA("no_such_attack")
-    with pytest.raises(TypeError, match=r"constraints\[0\] must be a TextConstraint, got NotStopword"):
-        QPA(Synonym(), constraints=[NotStopword()])
+    with pytest.raises(TypeError, match=r"constraints\[0\] must be a TextConstraint or a CandidateConstraint"):
+        QPA(Synonym(), constraints=["perplexity"])
+    QPA(Synonym(), constraints=[NotStopword()])  # a candidate constraint is a valid QPA constraint
     with pytest.raises(TypeError, match="constraints must be None or a list"):
         QPA(Synonym(), constraints=SentenceSimilarity())
     with pytest.raises(TypeError, match="seed must be None or an int"):
