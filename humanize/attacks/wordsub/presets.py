@@ -231,6 +231,15 @@ class QPA(Attack):
             return built[1]
         return attack
 
+    def provenance(self) -> dict:
+        """As every attack's, with a wrapped attack given by name or table described by the attack it builds
+        (its class, version, parameters and model identities), so that a change of the wrapped attack's
+        defaults changes QPA's fingerprint too."""
+        out = super().provenance()
+        if isinstance(self.attack, (str, dict)):
+            out["params"]["attack"] = self.inner().provenance()
+        return out
+
     def engine(self) -> WordSubstitution:
         inner = self.inner()
         p = inner._parts()

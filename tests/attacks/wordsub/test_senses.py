@@ -157,3 +157,14 @@ def test_raft_lexical_stand_in_uses_sense_synonyms_and_the_old_recipe_stays_reac
     assert [type(g).__name__ for g in old._parts().generators] == ["WordNetSynonyms", "VectorNeighbours"]
     with pytest.raises(ValueError, match="only with llm=None"):
         RAFT(llm="smollm2-135m-instruct", candidates=["wordnet_sense"])
+
+
+def test_qpa_by_name_is_fingerprinted_by_the_attack_it_builds():
+    from humanize.attacks.wordsub import QPA, Synonym
+
+    assert QPA("synonym").fingerprint() == QPA(Synonym()).fingerprint()
+    assert QPA({"name": "synonym", "lm": "smollm2-135m-instruct"}).fingerprint() == \
+        QPA(Synonym(lm="smollm2-135m-instruct")).fingerprint()
+    # the wrapped attack's model is part of it: another ranking LM is another QPA
+    assert QPA({"name": "synonym", "lm": "smollm2-135m-instruct"}).fingerprint() != QPA("synonym").fingerprint()
+    assert QPA("synonym").provenance()["params"]["attack"]["class"].endswith("Synonym")
