@@ -34,6 +34,7 @@ import time
 
 import pandas as pd
 
+from humanize.benchmarks import report
 from humanize.benchmarks.config import AttackSpec, DetectorSpec, RunConfig
 from humanize.benchmarks.runner import run
 
@@ -72,12 +73,12 @@ def attack_specs(train: dict, which: list[str] | None) -> list[tuple[str, Attack
 
 
 def validity_table(quality: pd.DataFrame, order: list[str]) -> pd.DataFrame:
-    """Pooled validity shares per attack label (sum of class counts / sum of swaps)."""
+    """Pooled validity shares per attack label (the report's :func:`~humanize.benchmarks.report.validity_table`),
+    with the mean cosine (and entailment) beside them."""
+    pooled = report.validity_table(quality)
+    t = pooled[["swaps_per_doc", *(f"share_{c}" for c in CLASSES)]].astype(float)
+    t.columns = ["swaps_per_doc", *CLASSES]
     g = quality.groupby("attack")
-    swaps = g["swaps"].sum()
-    t = pd.DataFrame({"swaps_per_doc": g["swaps"].mean()})
-    for c in CLASSES:
-        t[c] = g[f"swap_{c}"].sum() / swaps
     t["cosine"] = g["cosine"].mean()
     if "entailment" in quality:
         t["entailment"] = g["entailment"].mean()

@@ -109,11 +109,6 @@ def component_models(component: Any, only: Optional[tuple] = None,
             continue
         key, name = model_key(ident)
         found.append((path, key, name))
-    # a wrapper that builds its attack from a name (QPA's ``attack="synonym"``) names no model in its
-    # provenance: read the wrapped attack's (QPA's own constraints hold the meters by design, as the encoder)
-    inner = getattr(component, "inner", None)
-    if callable(inner) and isinstance(getattr(component, "attack", None), (str, Mapping)) and only is None:
-        found += [(f"attack.{path}", key, name) for path, key, name in component_models(inner(), skip=skip)]
     return found
 
 

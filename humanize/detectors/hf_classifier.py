@@ -169,8 +169,7 @@ def batched_softmax(model, tokenizer, texts: list[str], max_tokens: int, batch_s
     through :func:`humanize.models.text.model_input` (lone surrogates -> U+FFFD, with a warning),
     and only a prefix holding their first ``max_tokens`` tokens is tokenised.
     """
-    import torch
-
+    from humanize.models.classify import softmax_in_batches
     from humanize.models.text import model_input, token_prefix
 
     texts, _ = model_input(texts, where=f"{type(model).__name__} tokenizer")
@@ -180,31 +179,10 @@ def batched_softmax(model, tokenizer, texts: list[str], max_tokens: int, batch_s
 
     texts = [token_prefix(t, max_tokens, count) for t in texts]  # the rest would be cut anyway
     encoded = tokenizer(texts, truncation=True, max_length=max_tokens, padding=False)
-    ids = encoded["input_ids"]
     # Without a pad token (in the tokenizer or, for decoder classifiers that pick the
     # last non-pad position, in the config) a batch cannot be padded: one text at a time.
     can_pad = tokenizer.pad_token_id is not None and getattr(model.config, "pad_token_id", None) is not None
-    step = batch_size if can_pad else 1
-    order = np.argsort([len(x) for x in ids], kind="stable")
-    device = next(model.parameters()).device
-    out = np.zeros((len(texts), int(model.config.num_labels)), dtype=np.float64)
-    was_training = model.training
-    model.eval()
-    try:
-        with torch.inference_mode():
-            for start in range(0, len(order), step):
-                idx = order[start:start + step]
-                features = [{k: encoded[k][i] for k in encoded.keys()} for i in idx]
-                if len(features) > 1:
-                    batch = tokenizer.pad(features, return_tensors="pt")
-                else:
-                    batch = {k: torch.tensor([v]) for k, v in features[0].items()}
-                batch = {k: v.to(device) for k, v in batch.items()}
-                logits = model(**batch).logits.float()
-                out[idx] = torch.softmax(logits, dim=-1).cpu().numpy()
-    finally:
-        model.train(was_training)
-    return out
+    return softmax_in_batches(model, tokenizer, encoded, batch_size, can_pad)
 
 
 def _preset_init(key: str):

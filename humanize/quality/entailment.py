@@ -32,6 +32,7 @@ from typing import Any, Union
 import numpy as np
 
 from humanize.models import LoadedModel, load_sequence_classifier
+from humanize.models.classify import softmax_in_batches
 from humanize.models.text import model_input, repair_text, token_prefix
 
 from ._common import as_text_list
@@ -140,8 +141,6 @@ def sentence_pairs(original: str, attacked: str) -> tuple[list[tuple[str, str]],
 def _nli_probabilities(loaded: LoadedModel, pairs: list[tuple[str, str]], batch_size: int
                        ) -> tuple[np.ndarray, list[bool]]:
     """Softmax rows for ``(premise, hypothesis)`` pairs and whether each pair was cut to fit the model."""
-    import torch
-
     tok, model = loaded.tokenizer, loaded.model
     limit = _max_tokens(loaded)
     texts = sorted({t for p in pairs for t in p})
@@ -159,23 +158,7 @@ def _nli_probabilities(loaded: LoadedModel, pairs: list[tuple[str, str]], batch_
     truncated = [counts[p] + counts[h] + special > limit for p, h in pairs]
     encoded = tok([prefix[p] for p, _ in pairs], [prefix[h] for _, h in pairs], truncation=True,
                   max_length=limit, padding=False)
-    ids = encoded["input_ids"]
-    order = np.argsort([len(x) for x in ids], kind="stable")
-    device = next(model.parameters()).device
-    out = np.zeros((len(pairs), int(model.config.num_labels)), dtype=np.float64)
-    can_pad = tok.pad_token_id is not None
-    step = batch_size if can_pad else 1
-    with torch.inference_mode():
-        for start in range(0, len(order), step):
-            idx = order[start:start + step]
-            features = [{k: encoded[k][i] for k in encoded.keys()} for i in idx]
-            if len(features) > 1:
-                batch = tok.pad(features, return_tensors="pt")
-            else:
-                batch = {k: torch.tensor([v]) for k, v in features[0].items()}
-            batch = {k: v.to(device) for k, v in batch.items()}
-            logits = model(**batch).logits.float()
-            out[idx] = torch.softmax(logits, dim=-1).cpu().numpy()
+    out = softmax_in_batches(model, tok, encoded, batch_size, can_pad=tok.pad_token_id is not None)
     return out, truncated
 
 

@@ -42,6 +42,7 @@ import regex
 from ._common import as_text_list, check_text
 
 __all__ = ["SWAP_CLASSES", "VALID_CLASSES", "INVALID_CLASSES", "VALIDITY_COLUMNS", "Swap", "classify_swap",
+           "antonym_synsets",
            "word_swaps", "classified_swaps", "swap_validity", "swap_validity_with_note",
            "summarize_validity"]
 
@@ -216,7 +217,7 @@ def _known(word: str) -> bool:
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def _antonym_synsets(synsets: frozenset) -> frozenset:
+def antonym_synsets(synsets: frozenset) -> frozenset:
     """Synsets antonymous to any of ``synsets``: direct lemma antonyms, and through adjective clusters
     (a satellite's head synsets; the antonym's own satellites)."""
     out = set()
@@ -279,7 +280,7 @@ def _classify(original: str, replacement: str, pos: tuple) -> str:
     sa, sb = _synsets(a, pos), _synsets(b, pos)
     if not sa or not sb:
         return "unrelated"  # a stop word or a word WordNet lacks: no relation to vouch for it
-    if _antonym_synsets(sa) & sb or _antonym_synsets(sb) & sa:
+    if antonym_synsets(sa) & sb or antonym_synsets(sb) & sa:
         return "antonym"
     if sa & sb or _similar(sa) & sb or _similar(sb) & sa:
         return "synonym"

@@ -60,33 +60,24 @@ def _pos_ok(synset_pos: str, pos: str) -> bool:
 def antonyms_of(lemma: str, pos: str | None = None) -> frozenset:
     """Every WordNet antonym of every sense of ``lemma`` (all POS when ``pos`` is None), lower-cased.
 
-    Direct antonyms of the lemma's senses, their derivationally related forms' antonyms, and
-    for adjective satellites the antonyms of the head adjectives they are ``similar_to``
-    (WordNet's indirect antonymy: ``large`` is a satellite of ``big``, whose antonym is ``small``).
+    The lemmas of the synsets :func:`humanize.quality.validity.antonym_synsets` finds (direct
+    antonyms, and for adjective satellites the antonyms of the head adjectives they are
+    ``similar_to``: ``large`` is a satellite of ``big``, whose antonym is ``small``), and the
+    antonyms of the lemma's derivationally related forms.
     """
     from humanize.models import load_wordnet
+    from humanize.quality.validity import antonym_synsets
 
     wn = load_wordnet()
-    out: set[str] = set()
-    for syn in wn.synsets(lemma, pos):
-        heads = [syn] + (syn.similar_tos() if syn.pos() == "s" else [])
-        for s in heads:
-            for lem in s.lemmas():
-                for ant in lem.antonyms():
-                    out.add(ant.name().lower())
-                    out.update(x.name().lower() for x in ant.synset().lemmas())
-                    out.update(x.name().lower() for x in ant.synset().similar_tos() for x in x.lemmas())
+    synsets = frozenset(wn.synsets(lemma, pos))
+    out = {lem.name().lower() for s in antonym_synsets(synsets) for lem in s.lemmas()}
+    for syn in synsets:
         for lem in syn.lemmas():
-            if lem.name().lower() != lemma.lower():
-                continue
-            for rel in lem.derivationally_related_forms():
-                out.update(a.name().lower() for a in rel.antonyms())
+            if lem.name().lower() == lemma.lower():
+                for rel in lem.derivationally_related_forms():
+                    out.update(a.name().lower() for a in rel.antonyms())
     out.discard(lemma.lower())
     return frozenset(out)
-
-
-def _lemma_count(synset, lemma: str) -> int:
-    return sum(lem.count() for lem in synset.lemmas() if lem.name().lower() == lemma)
 
 
 @functools.lru_cache(maxsize=8192)
