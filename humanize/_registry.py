@@ -1,33 +1,91 @@
-"""Name -> class registries for attacks and detectors, resolved lazily.
+"""Name -> component registries (attacks, detectors, defenses, datasets, generators).
 
-Entries are ``"module:Class"`` import paths (imported on first use, so importing
-a subpackage stays cheap) or classes registered at run time.
+One way to name a component, everywhere (Python, configs, the CLI, worker processes):
+
+- a registry key (``"homoglyph"``): the package's own entries are ``"module:Class"`` import
+  paths imported on first use (so importing a subpackage stays cheap), or classes added at
+  run time with ``register()``;
+- an import path ``"package.module:Class"`` (the module may be a plug-in file loaded with
+  :func:`humanize._plugins.load_plugin`, named by its stem);
+- an entry point that an installed package declares under the registry's group
+  (``humanize.attacks``, ``humanize.detectors``, ``humanize.defenses``, ``humanize.datasets``:
+  :mod:`importlib.metadata`), listed by ``available()`` next to the package's own.
+
+:meth:`Registry.origin` says where a name came from (``humanize-bench list`` prints it).
 """
 
 from __future__ import annotations
 
 import importlib
+import re
+
+#: ``package.module:Attr`` (dotted names on both sides)
+IMPORT_PATH = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+
+
+def is_import_path(name) -> bool:
+    return isinstance(name, str) and bool(IMPORT_PATH.match(name))
+
+
+def import_object(path: str, kind: str = "component"):
+    """The object an import path ``module:Attr`` names; a clear ``ValueError`` when it cannot be imported."""
+    module_name, _, attr = path.partition(":")
+    try:
+        obj = importlib.import_module(module_name)
+    except ModuleNotFoundError as err:
+        if err.name and module_name.startswith(err.name):  # the module itself, not one of its imports
+            raise ValueError(f"{kind} {path!r}: no module named {module_name!r} (an installed package, a module on "
+                             f"sys.path, or a plug-in file given with --plugin / [run] plugins)") from None
+        raise ValueError(f"{kind} {path!r}: importing {module_name!r} failed: {err}") from None
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise ValueError(f"{kind} {path!r}: module {module_name!r} has no attribute {attr!r}") from None
+    return obj
 
 
 class Registry:
-    """The ``kind`` objects (subclasses of ``base``) known by name; ``entries`` is the live dict."""
+    """The ``kind`` components known by name; ``entries`` is the live dict of the package's own
+    and run-time registrations, ``group`` the entry-point group of installed plug-ins.
 
-    def __init__(self, kind: str, base: type, entries: dict):
+    ``base``: the class every entry must subclass (None: any object ``check`` accepts, e.g.
+    a dataset loader function).
+    """
+
+    def __init__(self, kind: str, base: type | None, entries: dict, group: str | None = None, check=None):
         self.kind = kind
         self.base = base
         self.entries = entries
+        self.group = group
+        self._check = check
+        self._builtin = set(entries)
+        self._origins: dict[str, str] = {}
+        self._entry_points: dict | None = None
 
+    # -- adding -----------------------------------------------------------------------
     def register(self, name: str, target) -> None:
-        """Add a class (or an ``"module:Class"`` path) under ``name``."""
+        """Add a class (or a ``"module:Class"`` path) under ``name``."""
         if not isinstance(name, str) or not name:
             raise TypeError(f"{self.kind} name must be a non-empty str, got {name!r}")
-        if not isinstance(target, str) and not (isinstance(target, type) and issubclass(target, self.base)):
-            raise TypeError(f"register expects a subclass of {self.base.__name__} or 'module:Class', got {target!r}")
-        if isinstance(target, str) and target.count(":") != 1:
-            raise ValueError(f"register expects an import path 'module:Class', got {target!r}")
-        if isinstance(target, type):
-            self._check_name(name, target)
+        if is_import_path(name):
+            raise ValueError(f"{self.kind} name {name!r} looks like an import path; register under a plain name")
+        if isinstance(target, str):
+            if not is_import_path(target):
+                raise ValueError(f"register expects an import path 'module:Class', got {target!r}")
+        else:
+            self._accept(name, target)
         self.entries[name] = target
+        self._origins[name] = f"registered at run time ({_defined_in(target)})"
+
+    def _accept(self, name: str, target) -> None:
+        if self.base is not None:
+            if not (isinstance(target, type) and issubclass(target, self.base)):
+                raise TypeError(f"register expects a subclass of {self.base.__name__} or 'module:Class', got "
+                                f"{target!r}")
+            self._check_name(name, target)
+        elif self._check is not None:
+            self._check(name, target)
 
     def _check_name(self, name: str, cls: type) -> None:
         """A class's ``name`` is its registry key: results, reports and random streams are keyed by it."""
@@ -38,28 +96,99 @@ class Registry:
                 f"set {cls.__qualname__}.name = {name!r} (outputs, reports and random streams are keyed by it)"
             )
 
-    def available(self) -> list[str]:
-        """Registered names, sorted."""
-        return sorted(self.entries)
+    # -- entry points -----------------------------------------------------------------
+    def entry_points(self) -> dict:
+        """``{name: EntryPoint}`` of the installed packages' plug-ins in this registry's group."""
+        if self.group is None:
+            return {}
+        if self._entry_points is None:
+            from importlib.metadata import entry_points
 
-    def resolve(self, name: str) -> type:
-        """The class registered under ``name``."""
+            try:
+                found = entry_points(group=self.group)
+            except TypeError:  # pragma: no cover - Python < 3.10's dict interface
+                found = entry_points().get(self.group, [])
+            self._entry_points = {ep.name: ep for ep in found}
+        return self._entry_points
+
+    def refresh(self) -> None:
+        """Forget the entry points read so far (after installing a plug-in package in this process)."""
+        self._entry_points = None
+
+    # -- reading ----------------------------------------------------------------------
+    def available(self) -> list[str]:
+        """Every name: the package's own, run-time registrations and installed entry points, sorted."""
+        return sorted(set(self.entries) | set(self.entry_points()))
+
+    def knows(self, name) -> bool:
+        """Whether ``name`` can be resolved without importing anything new: a key, an entry
+        point, or an import path (checked only for its form here)."""
+        return isinstance(name, str) and (name in self.entries or name in self.entry_points() or is_import_path(name))
+
+    def origin(self, name: str) -> str:
+        """Where ``name`` comes from: built in, registered at run time, an entry point of a
+        distribution, a plug-in file or an import path."""
+        if name in self.entries:
+            if name in self._origins:
+                return self._origins[name]
+            target = self.entries[name]
+            if name in self._builtin and isinstance(target, str):
+                return "built in"
+            return f"registered at run time ({target if isinstance(target, str) else _defined_in(target)})"
+        ep = self.entry_points().get(name)
+        if ep is not None:
+            dist = getattr(ep, "dist", None)
+            where = f"{dist.name} {dist.version}" if dist is not None else "an installed package"
+            return f"entry point {self.group} of {where} ({ep.value})"
+        if is_import_path(name):
+            from ._plugins import plugin_of
+
+            rec = plugin_of(name.partition(":")[0])
+            return f"plug-in file {rec['path']}" if rec else "import path"
+        raise ValueError(self._unknown(name))
+
+    def _unknown(self, name) -> str:
+        thing = "Class" if self.base is not None else "function"
+        return (f"unknown {self.kind} {name!r}; available: {', '.join(self.available())} (or an import path "
+                f"'package.module:{thing}', an entry point in group {self.group!r}, or a plug-in file's {thing.lower()})")
+
+    def resolve(self, name: str):
+        """The class (for datasets: the loader) that ``name`` names."""
         if not isinstance(name, str):
             raise TypeError(f"{self.kind} name must be a str, got {type(name).__name__}")
-        try:
+        if name in self.entries:
             target = self.entries[name]
-        except KeyError:
-            raise ValueError(f"unknown {self.kind} {name!r}; available: {', '.join(self.available())}") from None
-        if isinstance(target, type):
-            return target
-        module, _, attr = target.partition(":")
-        cls = getattr(importlib.import_module(module), attr)
-        if not (isinstance(cls, type) and issubclass(cls, self.base)):
-            raise TypeError(f"{self.kind} {name!r} is registered as {target!r}, which is not a {self.base.__name__}")
-        self._check_name(name, cls)
-        return cls
+            if not isinstance(target, str):
+                return target
+            obj = import_object(target, self.kind)
+            self._verify(name, obj, target)
+            return obj
+        ep = self.entry_points().get(name)
+        if ep is not None:
+            try:
+                obj = ep.load()
+            except Exception as err:  # noqa: BLE001 - a broken plug-in package: one line naming it
+                raise ValueError(f"{self.kind} {name!r} (entry point {ep.value!r}) failed to load: "
+                                 f"{type(err).__name__}: {err}") from None
+            self._verify(name, obj, ep.value)
+            return obj
+        if is_import_path(name):
+            obj = import_object(name, self.kind)
+            self._verify(None, obj, name)
+            return obj
+        raise ValueError(self._unknown(name))
 
-    def get(self, name: str, **params):
+    def _verify(self, name: str | None, obj, where: str) -> None:
+        if self.base is not None:
+            if not (isinstance(obj, type) and issubclass(obj, self.base)):
+                raise TypeError(f"{self.kind} {name or where!r} is {where!r}, which is not a {self.base.__name__} "
+                                f"subclass (got {type(obj).__name__} {getattr(obj, '__qualname__', obj)!r})")
+            if name is not None:
+                self._check_name(name, obj)
+        elif self._check is not None:
+            self._check(name or where, obj)
+
+    def get(self, name: str, /, **params):
         """Build the object registered under ``name`` with ``params``."""
         cls = self.resolve(name)
         valid = cls._param_names()
@@ -67,3 +196,14 @@ class Registry:
         if unknown:
             raise ValueError(f"{self.kind} {name!r} has no parameter(s) {', '.join(unknown)}; valid: {', '.join(valid)}")
         return cls(**params)
+
+
+def _defined_in(target) -> str:
+    module = getattr(target, "__module__", None) or "?"
+    return f"{module}:{getattr(target, '__qualname__', target)}"
+
+
+def class_path(obj_or_cls) -> str:
+    """``module:Qualname`` of a class (or of an object's class): how a manifest names it."""
+    cls = obj_or_cls if isinstance(obj_or_cls, type) else type(obj_or_cls)
+    return f"{cls.__module__}:{cls.__qualname__}"

@@ -13,7 +13,9 @@ from humanize.attacks.pipeline import Pipeline
 from humanize.quality import QualityMeter
 
 # detectors whose constructor needs arguments, with valid ones (no model is loaded)
-_DETECTOR_ARGS = {"hf_classifier": {"model": "some-org/some-detector", "machine_label": "Fake"}}
+_DETECTOR_ARGS = {"hf_classifier": {"model": "some-org/some-detector", "machine_label": "Fake"},
+                  "function": {"fn": "numpy:mean", "fn_version": "numpy-mean"},
+                  "endpoint": {"url": "http://127.0.0.1:9/score"}}
 
 TEXTS = ["Formal  text -- with \"quotes\" and\na short line.", "Another document.  Two spaces after it."]
 

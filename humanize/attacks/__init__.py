@@ -16,13 +16,14 @@ from ._stream import DocumentRandom
 from .base import (Attack, AttackResult, Edit, SiteAttack, apply_edits, check_edits, document_random, document_rng,
                    document_seed)
 from .pipeline import Pipeline, compose_edits
-from .registry import _REGISTRY, RULE_BASED, available, get, register, resolve
+from .registry import _REGISTRY, RULE_BASED, available, get, origin, register, resolve
 
 #: Helpers of the format counterfactuals that are not registered attacks.
 _EXTRAS = {
     "FormatProfile": "format",
     "is_admissible": "format",
     "InadmissibleTransform": "format",
+    "Target": "humanize.detectors.target:Target",  # what a guided attack (RAFT, HMGC) queries
 }
 #: Every registered attack class under its class name, plus the extras: adding an attack is
 #: one module and one registry line, and ``attacks.ClassName`` works without another edit.
@@ -44,6 +45,7 @@ __all__ = [
     "document_rng",
     "document_seed",
     "get",
+    "origin",
     "register",
     "resolve",
     *_CLASSES,

@@ -28,6 +28,7 @@ class AlternativeSpelling(SiteAttack):
     """Replace θ of the American spellings by their British spelling."""
 
     name = "alternative_spelling"
+    needs_model = False  # rule-based: scheduled as plain tasks
 
     def __init__(self, rate: float = 1.0, seed: int = 0):
         self.rate = rate

@@ -124,6 +124,7 @@ class ArticleDeletion(SiteAttack):
     """
 
     name = "article_deletion"
+    needs_model = False  # rule-based: scheduled as plain tasks
 
     def __init__(self, rate: float = 0.5, seed: int = 0, scope: str = "raid"):
         self.rate = rate

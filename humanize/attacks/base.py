@@ -204,9 +204,30 @@ class Attack(EqualByParams, ParamsMixin):
     #: attack outputs by name, parameters and this, so bump it when the same parameters
     #: start giving other outputs. "2": per-document draws from DocumentRandom.
     version: str = "2"
-    #: Whether the rate θ is a fraction in [0, 1] (all RAID attacks). Attacks whose
-    #: rate means something else override ``_validate``.
+    #: Whether the attack has a rate θ, a fraction in [0, 1] (all RAID attacks). Read from the
+    #: constructor when a class does not say (a ``rate`` parameter: True); a class that declares
+    #: True without a ``rate`` parameter is refused when it is defined. Attacks whose rate means
+    #: something else set False (or override ``_validate``).
     has_rate: bool = True
+    #: Whether the attack loads a model: the runner schedules model work on long-lived workers
+    #: (actor pools) and model-free work as plain tasks. Declared by each class; the default
+    #: assumes a model, which is always correct, only slower to schedule.
+    needs_model: bool = True
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        declared = cls.__dict__.get("has_rate")
+        if isinstance(declared, property):
+            return
+        takes_rate = "rate" in cls._param_tuple()
+        cls._declares_has_rate = declared is not None
+        if declared is None:  # a False declared by a base class (its rate means something else) holds
+            inherited = next((k.__dict__["has_rate"] for k in cls.__mro__[1:]
+                              if k.__dict__.get("_declares_has_rate")), None)
+            cls.has_rate = takes_rate if inherited is None else (inherited and takes_rate)
+        elif declared is True and not takes_rate:
+            raise TypeError(f"{cls.__qualname__} declares has_rate = True but its __init__ takes no rate; add a "
+                            f"rate parameter or set has_rate = False")
 
     # -- parameters (get_params, set_params, repr, fingerprint: humanize._params.ParamsMixin) --------
     def _validate(self) -> None:

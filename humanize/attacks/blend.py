@@ -84,6 +84,11 @@ class Blend(BatchAttack):
         self._validate()
 
     @property
+    def needs_model(self) -> bool:
+        """A blend loads a model when one of its attacks does, or to choose greedily (a detector, a meter)."""
+        return self.policy == "greedy" or any(getattr(a, "needs_model", True) for a in self.steps())
+
+    @property
     def version(self) -> str:
         """Blend's own version and its attacks': outputs change when one of theirs does."""
         return "1:" + "+".join(a.version for a in self.steps())

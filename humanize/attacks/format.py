@@ -97,6 +97,7 @@ class StripFormat(Attack):
     """
 
     name = "strip_format"
+    needs_model = False  # rule-based: scheduled as plain tasks
 
     def __init__(self, rate: float = 1.0, seed: int = 0):
         self.rate = rate
@@ -250,6 +251,7 @@ class ImposeFormat(Attack):
     """
 
     name = "impose_format"
+    needs_model = False  # rule-based: scheduled as plain tasks
 
     def __init__(self, profile: FormatProfile, rate: float = 1.0, seed: int = 0, normalize: bool = True):
         self.profile = profile

@@ -43,6 +43,7 @@ class Homoglyph(SiteAttack):
     """Replace θ of the mappable characters by a homoglyph."""
 
     name = "homoglyph"
+    needs_model = False  # rule-based: scheduled as plain tasks
 
     def __init__(self, rate: float = 1.0, seed: int = 0):
         self.rate = rate

@@ -18,6 +18,7 @@ class InsertParagraphs(SiteAttack):
     """Insert a paragraph break before θ of the sentences that follow another."""
 
     name = "insert_paragraphs"
+    needs_model = False  # rule-based: scheduled as plain tasks
 
     def __init__(self, rate: float = 0.5, seed: int = 0, separator: str = "\n\n"):
         self.rate = rate

@@ -64,6 +64,11 @@ class Misspelling(Attack):
         self.lm = lm
         self._validate()
 
+    @property
+    def needs_model(self) -> bool:
+        """RAID's misspelling is rule-based; with an ``lm`` it ranks the words with a model."""
+        return self.lm is not None
+
     def _validate(self) -> None:
         super()._validate()
         misspelling_table(self.dictionary)  # raises ValueError naming the valid dictionaries

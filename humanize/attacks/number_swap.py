@@ -37,6 +37,7 @@ class NumberSwap(SiteAttack):
     """Replace θ of the digits inside numbers by a different random digit."""
 
     name = "number_swap"
+    needs_model = False  # rule-based: scheduled as plain tasks
 
     def __init__(self, rate: float = 0.5, seed: int = 0):
         self.rate = rate

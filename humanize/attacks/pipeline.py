@@ -72,6 +72,11 @@ class Pipeline(Attack):
         self._validate()
 
     @property
+    def needs_model(self) -> bool:
+        """A pipeline loads a model when one of its steps does."""
+        return any(getattr(a, "needs_model", True) for a in self.attacks)
+
+    @property
     def version(self) -> str:
         """The members' output versions: a pipeline's outputs change when one of theirs does."""
         return "+".join(a.version for a in self.attacks)

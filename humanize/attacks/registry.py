@@ -52,8 +52,9 @@ RULE_BASED = (
     "zero_width_space",
 )
 
-_registry = Registry("attack", Attack, _REGISTRY)
+_registry = Registry("attack", Attack, _REGISTRY, group="humanize.attacks")
 register = _registry.register
 available = _registry.available
 resolve = _registry.resolve
 get = _registry.get
+origin = _registry.origin

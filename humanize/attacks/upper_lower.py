@@ -50,6 +50,7 @@ class UpperLower(SiteAttack):
     """Flip the case of the first letter of θ of the words that have a cased first letter."""
 
     name = "upper_lower"
+    needs_model = False  # rule-based: scheduled as plain tasks
 
     def __init__(self, rate: float = 0.05, seed: int = 0):
         self.rate = rate

@@ -54,6 +54,7 @@ class Whitespace(SiteAttack):
     """Insert θ·(number of gaps) extra spaces at gaps drawn with replacement."""
 
     name = "whitespace"
+    needs_model = False  # rule-based: scheduled as plain tasks
 
     def __init__(self, rate: float = 0.2, seed: int = 0):
         self.rate = rate

@@ -162,6 +162,7 @@ class ZeroWidthSpace(SiteAttack):
     """
 
     name = "zero_width_space"
+    needs_model = False  # rule-based: scheduled as plain tasks
 
     def __init__(self, rate: float = 1.0, seed: int = 0, char: str = ZWSP, boundary: str = "codepoint"):
         self.rate = rate

@@ -13,11 +13,12 @@ Most attacks are a registry name plus parameters. Two need more than the registr
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
+
+from humanize._split import sampling_seed  # moved below the attacks; still importable here (config re-exports it)
 
 
 class ConfigError(ValueError):
@@ -42,14 +43,6 @@ def is_number(x: Any) -> bool:
     return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, (bool, np.bool_))
 
 
-def sampling_seed(seed: int) -> int:
-    """A seed numpy/pandas accept ([0, 2**32)) from any int: itself when in range (so existing
-    results stay reproducible), else 32 bits of BLAKE2b of its decimal form."""
-    if 0 <= seed < 2**32:
-        return int(seed)
-    return int.from_bytes(hashlib.blake2b(str(int(seed)).encode(), digest_size=4).digest(), "little")
-
-
 @dataclass
 class AttackSpec:
     """An attack in a configuration: a registry name, its parameters, optional θ values and a label.
@@ -69,7 +62,9 @@ class AttackSpec:
             return self.label
         if self.name == "pipeline":
             return "+".join(step.step_label() for step in self.steps())
-        return self.name
+        from humanize import attacks
+
+        return component_label(self.name, attacks)
 
     def step_label(self) -> str:
         """The label inside a pipeline's label: the name, with its θ when one is set."""
@@ -121,16 +116,21 @@ class AttackSpec:
                     raise ConfigError(f"pipeline step {step.name!r}: one rate per step (a sweep inside a "
                                       f"pipeline is not supported), got {list(step.rates)}")
 
-    def build(self, seed: int, params: dict | None = None, train_fraction: float = 0.5):
+    def build(self, seed: int, params: dict | None = None, train_fraction: float = 0.5, targets: dict | None = None):
         """The attack for ``params`` (one θ of :meth:`expand`; default: the spec's own), seeded.
 
         ``train_fraction`` is the run's: an attack that trains on a dataset (HMGC's
         ``train``, RAFT's ``target_train``) uses the run's train split, so it never
         trains on a document the run tests on (:func:`align_train_split`).
+        ``targets``: the run's :class:`~humanize.detectors.Target` by detector label, for the
+        parameters that name one as ``{run_detector = "label"}`` (:func:`substitute_targets`).
         """
         from humanize import attacks
 
-        params = align_train_split(dict(self.params if params is None else params), train_fraction)
+        params = dict(self.params if params is None else params)
+        if run_detector_refs(params):
+            params = substitute_targets(params, targets or {}, self.name)
+        params = align_train_split(params, train_fraction)
         if self.name == "pipeline":
             return attacks.Pipeline(build_each(self.steps(), seed, train_fraction))
         if self.name == "blend" and isinstance(params.get("attacks"), (list, tuple)):
@@ -140,6 +140,66 @@ class AttackSpec:
         if self.name == "impose_format" and "profile" in params:
             params["profile"] = resolve_profile(params["profile"], seed)
         return attacks.get(self.name, **{"seed": seed, **params})
+
+
+def component_label(name: str, registry) -> str:
+    """How a component is labelled in reports by default: its name, or for an import path
+    (``my_attacks:Swap``) the class's own ``name`` (``swap``), which its outputs are keyed by."""
+    from humanize._registry import is_import_path
+
+    if not is_import_path(name):
+        return name
+    try:
+        own = getattr(registry.resolve(name), "name", None)
+    except (TypeError, ValueError):
+        return name
+    return own if isinstance(own, str) and own and own not in ("attack", "detector") else name
+
+
+#: A parameter value ``{run_detector = "label"}`` names the run's own detector of that label.
+RUN_DETECTOR = "run_detector"
+
+
+def _is_ref(value) -> bool:
+    return isinstance(value, dict) and set(value) == {RUN_DETECTOR}
+
+
+def run_detector_refs(params: dict) -> list[str]:
+    """The detector labels that ``params`` name as ``{run_detector = "label"}`` (a wrapper's inner attack too)."""
+    out = []
+    for value in params.values():
+        if _is_ref(value):
+            out.append(value[RUN_DETECTOR])
+        elif isinstance(value, dict) and isinstance(value.get("params"), dict):
+            out += run_detector_refs(value["params"])
+        elif isinstance(value, dict) and "name" in value:
+            out += run_detector_refs({k: v for k, v in value.items() if k != "name"})
+    return out
+
+
+def substitute_targets(params: dict, targets: dict, owner: str) -> dict:
+    """``params`` with each ``{run_detector = "label"}`` replaced by the run's Target of that label:
+    the detector the run scores with, fitted once on the run's train split, is the one the
+    attack queries ("attack detector X, evaluate on X and on Y" in one configuration)."""
+    out = {}
+    for key, value in params.items():
+        if _is_ref(value):
+            label = value[RUN_DETECTOR]
+            if label not in targets:
+                raise ConfigError(f"attack {owner!r}: {key} = {{run_detector = {label!r}}} names no detector of the "
+                                  f"run; configured: {', '.join(sorted(targets)) or 'none'}")
+            out[key] = targets[label]
+        elif isinstance(value, dict) and run_detector_refs({"_": value} if not _is_ref(value) else value):
+            inner = dict(value)
+            if isinstance(inner.get("params"), dict):
+                inner["params"] = substitute_targets(inner["params"], targets, owner)
+            else:
+                inner = {k: (v if k == "name" else substitute_targets({k: v}, targets, owner)[k])
+                         for k, v in inner.items()}
+            out[key] = inner
+        else:
+            out[key] = value
+    return out
 
 
 def build_each(items: list, seed: int, train_fraction: float) -> list:

@@ -274,7 +274,29 @@ def _attack_provenance(config) -> list[dict]:
     return out
 
 
-def _provenance(run_id: str, config, tables: dict) -> dict:
+def _recorded_detector(entry: dict) -> dict:
+    """A detector's provenance as the run's manifest recorded it (nothing rebuilt or imported)."""
+    out = {"name": entry["label"], "params": entry.get("config", {}).get("params", {}), "class": entry.get("class"),
+           "origin": entry.get("origin"), "version": entry.get("version"), "fingerprint": entry.get("fingerprint")}
+    if entry.get("plugin"):
+        out["plugin"] = entry["plugin"]
+    if entry.get("models"):
+        out["models"] = entry["models"]
+    return out
+
+
+def _recorded_attacks(manifest: dict) -> list[dict]:
+    out = []
+    for e in manifest.get("attacks", []):
+        rec = {"attack": e["label"], "name": e.get("config", {}).get("name", e["name"]), "class": e.get("class"),
+               "origin": e.get("origin"), "params": e.get("params"), "key": e.get("key")}
+        if e.get("plugin"):
+            rec["plugin"] = e["plugin"]
+        out.append(rec)
+    return out
+
+
+def _provenance(run_id: str, config, tables: dict, manifest: dict | None = None) -> dict:
     out = {"run_id": run_id, "dataset": config.dataset, "filters": dict(config.filters), "n": config.n,
            "seed": config.seed, "train_fraction": config.train_fraction, "fprs": list(config.fprs),
            "per_domain": config.per_domain, "n_boot": config.n_boot, "confidence": config.confidence}
@@ -292,7 +314,12 @@ def _provenance(run_id: str, config, tables: dict) -> dict:
     cost = tables.get("cost")
     if cost is not None and "machine" in cost.columns:
         out["machines"] = sorted({str(m) for m in cost["machine"].dropna() if str(m)})
-    out["attacks"] = _attack_provenance(config)
+    if manifest is not None:
+        out["attacks"] = _recorded_attacks(manifest)
+        out["versions (where the run ran)"] = manifest.get("versions", {})
+        out["machine (where the run ran)"] = manifest.get("machine")
+    else:
+        out["attacks"] = _attack_provenance(config)
     out["versions (where the card was made)"] = _versions()
     return out
 
@@ -309,14 +336,18 @@ def robustness_cards(store_or_path, run_id: str | None = None, fpr=None) -> dict
     try:
         run_id, config = run_config(store, run_id)
         tables = store.run_tables(run_id)
+        from .manifest import run_manifest
+
+        manifest = run_manifest(store, run_id)[1]
     finally:
         if close:
             store.close()
     fprs = _select_fprs(config.fprs, fpr)
     metrics, scores = tables["metrics"], tables["scores"]
-    specs = {s.name: s for s in config.detectors}
+    specs = {s.base_label(): s for s in config.detectors}
     reliance = tables.get("reliance")
-    run_prov = _provenance(run_id, config, tables)
+    run_prov = _provenance(run_id, config, tables, manifest)
+    recorded = {e["label"]: e for e in (manifest or {}).get("detectors", [])}
     cards = {}
     for det in sorted(set(metrics["detector"])):
         m_all = metrics[metrics["detector"] == det]
@@ -344,7 +375,8 @@ def robustness_cards(store_or_path, run_id: str | None = None, fpr=None) -> dict
         validity = meaning_validity_table(quality, MEAN_LABEL) if quality is not None and len(quality) else None
         spec = specs.get(det)
         prov = dict(run_prov)
-        prov = {"run_id": prov.pop("run_id"), "detector": _detector_provenance(spec) if spec else {"name": det},
+        prov = {"run_id": prov.pop("run_id"), "detector": _recorded_detector(recorded[det]) if det in recorded
+                else _detector_provenance(spec) if spec else {"name": det},
                 **prov}
         cards[det] = Card(det, run_id, fprs, config.confidence, config.n_boot, clean.reset_index(drop=True),
                           attacks, worst, worst_asr, mean, defense, rel, eff, best,

@@ -17,8 +17,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .attack_spec import (AttackSpec, ConfigError, attack_spec, is_int, is_number, sampling_seed, show,
-                          spec_params)
+from .attack_spec import (AttackSpec, ConfigError, attack_spec, component_label, is_int, is_number, sampling_seed,
+                          show, spec_params)
 from .run_specs import (EXECUTION_KEYS, DefenseSpec, check_defenses, check_resource_targets,
                         check_resources)
 
@@ -28,8 +28,56 @@ __all__ = ["AttackSpec", "ConfigError", "DefenseSpec", "DetectorSpec", "RunConfi
 
 @dataclass
 class DetectorSpec:
+    """A detector in a configuration: a name (registry key, entry point or import path), its
+    parameters and an optional ``label`` naming it in reports (default: the name; for an import
+    path, the class's ``name``)."""
+
     name: str
     params: dict = field(default_factory=dict)
+    label: str | None = None
+    #: a detector object given in Python (``RunConfig(detectors=[FunctionDetector(fn)])``): built
+    #: as a clone of it; ``name`` is then its class's import path
+    obj: Any = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def of(cls, detector) -> "DetectorSpec":
+        """The spec of a Detector object (its parameters travel with the object)."""
+        from humanize._registry import class_path
+
+        name = getattr(detector, "name", None)
+        return cls(class_path(detector), {}, name if isinstance(name, str) and name else None, obj=detector)
+
+    def base_label(self) -> str:
+        from humanize import detectors
+
+        if self.label:
+            return self.label
+        own = self.params.get("name") if isinstance(self.params, dict) else None
+        if isinstance(own, str) and own:  # a detector whose parameters name it (function, endpoint)
+            return own
+        return component_label(self.name, detectors)
+
+    def build(self, device: str | None = None):
+        """The configured detector (nothing loaded yet); the run's device unless its params set one."""
+        if self.obj is not None:
+            from sklearn.base import clone
+
+            detector = clone(self.obj)
+        else:
+            from humanize import detectors
+
+            detector = detectors.get(self.name, **self.params)
+        if device is not None and "device" in detector.get_params() and "device" not in self.params:
+            detector.device = device
+        return detector
+
+    def to_dict(self) -> dict:
+        out = {"name": self.name, "params": self.params}
+        if self.label is not None:
+            out["label"] = self.label
+        if self.obj is not None:  # an object is identified by its fingerprint (its parameters, exactly)
+            out["fingerprint"] = self.obj.fingerprint()
+        return out
 
 
 @dataclass
@@ -57,9 +105,15 @@ class RunConfig:
     ray_address: str | None = None  # None: start a local Ray cluster; "auto" or an address: join one
     max_retries: int = 2  # resubmissions of a batch whose worker died (the ray executor)
     resources: dict = field(default_factory=dict)  # {target: {num_cpus=..., num_gpus=...}} per worker
+    plugins: list = field(default_factory=list)  # Python files defining components (humanize._plugins)
 
     def to_dict(self) -> dict:
-        d = asdict(self)
+        detectors, self.detectors = self.detectors, []
+        try:
+            d = asdict(self)
+        finally:
+            self.detectors = detectors
+        d["detectors"] = [s.to_dict() if isinstance(s, DetectorSpec) else s for s in detectors]
         d["fprs"] = list(self.fprs) if isinstance(self.fprs, (list, tuple)) else self.fprs
         return d
 
@@ -71,6 +125,7 @@ class RunConfig:
             d.pop(name)
         if not d["defenses"]:  # runs without defenses keep the ids they had before defenses existed
             d.pop("defenses")
+
         return json.dumps(d, sort_keys=True, default=repr)
 
     def job_resources(self, target: str, kind: str) -> dict:
@@ -80,10 +135,61 @@ class RunConfig:
         return {**self.resources.get(kind, {}), **self.resources.get(target, {})}
 
     def validate(self) -> "RunConfig":
-        """Check every field's type and range, and every name, before any work (:class:`ConfigError`)."""
+        """Check every field's type and range, and every name, before any work (:class:`ConfigError`).
+        The plug-in files are loaded first, so their components' names resolve. A Detector object
+        among ``detectors`` becomes its :meth:`DetectorSpec.of`."""
+        from humanize.detectors.base import Detector
+
+        if isinstance(self.detectors, (list, tuple)):
+            self.detectors = [DetectorSpec.of(d) if isinstance(d, Detector) else d for d in self.detectors]
         self._check_fields()
+        self.load_plugins()
         self._check_names()
         return self
+
+    def load_plugins(self) -> list:
+        """Import the configured plug-in files (once per process)."""
+        from humanize._plugins import PluginError, load_plugins
+
+        try:
+            return load_plugins(self.plugins)
+        except PluginError as err:
+            raise ConfigError(str(err)) from None
+
+    def target_labels(self) -> list[str]:
+        """The detector labels the attacks name as ``{run_detector = "label"}`` (the run hands them its Target)."""
+        from .attack_spec import run_detector_refs
+
+        refs = []
+        for spec in self.attacks:
+            if isinstance(spec, AttackSpec) and isinstance(spec.params, dict):  # a rate sweep names no detector
+                refs += [r for r in run_detector_refs(spec.params) if r not in refs]
+        return refs
+
+    def validation_targets(self) -> dict:
+        """Stand-ins for the run's Targets, to check the attacks' parameters before any work: the
+        configured detector, unfitted (a learnable one on a two-text set it is never fit on)."""
+        refs = self.target_labels()
+        if not refs:
+            return {}
+        from humanize.detectors import Target
+
+        labels = [s.base_label() for s in self.detectors if isinstance(s, DetectorSpec)]
+        for spec in self.attacks:
+            from .attack_spec import run_detector_refs
+
+            for ref in run_detector_refs(spec.params) if isinstance(spec, AttackSpec) else []:
+                if ref not in labels:
+                    raise ConfigError(f"attack {spec.name!r} names {{run_detector = {ref!r}}}, which is no detector "
+                                      f"of the run; configured: {', '.join(labels) or 'none'}")
+
+        out = {}
+        for spec in self.detectors:
+            if isinstance(spec, DetectorSpec) and spec.base_label() in refs:
+                det = spec.build()
+                out[spec.base_label()] = (Target(det, train=(["a human text", "a machine text"], ["human", "machine"]))
+                                          if det.learnable else Target(det))
+        return out
 
     def _check_fields(self) -> None:
         def need(ok: bool, name: str, allowed: str) -> None:
@@ -128,6 +234,8 @@ class RunConfig:
              "ray_address", "omitted (start a local Ray cluster), 'auto' or a cluster address such as "
              "'ray://host:10001'")
         need(is_int(self.max_retries) and self.max_retries >= 0, "max_retries", "an int >= 0")
+        need(isinstance(self.plugins, (list, tuple)) and all(isinstance(p, (str, os.PathLike)) for p in self.plugins),
+             "plugins", "a list of Python file paths")
         need(isinstance(self.resources, dict), "resources",
              "a table of per-worker resources by job, e.g. {model = {num_cpus = 1, num_gpus = 0.5}}")
         check_resources(self.resources)
@@ -142,31 +250,38 @@ class RunConfig:
     def _check_names(self) -> None:
         from humanize import attacks, detectors
 
-        from .datasets import _LOADERS, available_datasets
+        from .datasets import dataset_loader
 
-        if self.dataset not in available_datasets():
-            raise ConfigError(f"unknown dataset {self.dataset!r}; available: {', '.join(available_datasets())}")
+        try:
+            loader = dataset_loader(self.dataset)
+        except (TypeError, ValueError) as err:
+            raise ConfigError(str(err)) from None
         import inspect
 
-        valid = list(inspect.signature(_LOADERS[self.dataset]).parameters)
+        signature = inspect.signature(loader).parameters
+        valid = list(signature)
         unknown = sorted(set(self.filters) - set(valid))
-        if unknown:
+        if unknown and not any(p.kind is p.VAR_KEYWORD for p in signature.values()):
             raise ConfigError(f"dataset {self.dataset!r} takes no filter(s) {unknown}; valid: {', '.join(valid)}")
         if not self.attacks:
             raise ConfigError("no attacks configured; available: " + ", ".join(attacks.available()))
         if not self.detectors:
             raise ConfigError("no detectors configured; available: " + ", ".join(detectors.available()))
         labels: dict[str, str] = {}
+        targets = self.validation_targets()
         for spec in self.attacks:
             if not isinstance(spec, AttackSpec):
                 raise ConfigError(f"each attack must be an AttackSpec, got {show(spec)}")
             spec.check()
-            if spec.name != "pipeline" and spec.name not in attacks.available():
-                raise ConfigError(f"unknown attack {spec.name!r}; available: {', '.join(attacks.available())}, "
-                                  "pipeline")
+            if spec.name != "pipeline":
+                try:
+                    attacks.resolve(spec.name)
+                except (TypeError, ValueError) as err:
+                    raise ConfigError(str(err).replace(" (or an import path", ", pipeline (or an import path", 1)) from None
             for label, params in spec.expand():
                 try:
-                    spec.build(self.seed, params)
+                    attack = spec.build(self.seed, params, targets=targets)
+                    attack.fingerprint()  # a parameter without an exact form (a lambda) fails here, not mid-run
                 except ConfigError:
                     raise
                 except (TypeError, ValueError, LookupError, OSError) as err:
@@ -175,15 +290,29 @@ class RunConfig:
                     why = "is the clean rows' label" if label == "none" else f"is also {labels[label]}'s label"
                     raise ConfigError(f"attack label {label!r} {why}; give one of them its own `label`")
                 labels[label] = spec.name
+        seen_detectors: set = set()
         for spec in self.detectors:
             if not isinstance(spec, DetectorSpec):
                 raise ConfigError(f"each detector must be a DetectorSpec, got {show(spec)}")
-            if not isinstance(spec.name, str) or spec.name not in detectors.available():
-                raise ConfigError(f"unknown detector {spec.name!r}; available: {', '.join(detectors.available())}")
+            if not isinstance(spec.name, str):
+                raise ConfigError(f"detector name must be a str, got {show(spec.name)}")
+            try:
+                if spec.obj is None:
+                    detectors.resolve(spec.name)
+            except (TypeError, ValueError) as err:
+                raise ConfigError(str(err)) from None
             if not isinstance(spec.params, dict):
                 raise ConfigError(f"detector {spec.name!r}: params must be a table, got {show(spec.params)}")
+            if spec.label is not None and (not isinstance(spec.label, str) or not spec.label):
+                raise ConfigError(f"detector {spec.name!r}: label must be a non-empty str, got {show(spec.label)}")
+            label = spec.base_label()
+            if label in seen_detectors:
+                raise ConfigError(f"detector label {label!r} is configured twice; scores and reports are keyed by "
+                                  "it: give one of them its own `label`")
+            seen_detectors.add(label)
             try:
-                detectors.get(spec.name, **spec.params)  # constructors check values and load nothing
+                # constructors check values and load nothing; the fingerprint keys the stored scores
+                spec.build().fingerprint()
             except (TypeError, ValueError) as err:
                 raise ConfigError(f"detector {spec.name!r}: {err}") from None
         if self.quality:
@@ -204,7 +333,7 @@ class RunConfig:
             except (TypeError, ValueError) as err:
                 raise ConfigError(f"[quality]: {err}") from None
         check_defenses(self.defenses)
-        check_resource_targets(self.resources, list(labels), [d.name for d in self.detectors])
+        check_resource_targets(self.resources, list(labels), [d.base_label() for d in self.detectors])
 
 
 def _detector_spec(item: Any, cls: type = DetectorSpec, what: str = "detector"):
@@ -215,6 +344,9 @@ def _detector_spec(item: Any, cls: type = DetectorSpec, what: str = "detector"):
         raise ConfigError(f"each {what} is a name or a table with 'name', got {show(item)}")
     table = dict(item)
     name = table.pop("name")
+    if cls is DetectorSpec:
+        label = table.pop("label", None)
+        return cls(name, spec_params(table, what), label)
     return cls(name, spec_params(table, what))
 
 
@@ -272,7 +404,7 @@ def config_from_dict(data: dict) -> RunConfig:
     cfg.quality_params = q
     run = _section(data, "run")
     valid = ("seed", "device", "batch_size", "db", "per_domain", "train_fraction", "fprs", "n_boot", "confidence",
-             "executor", "ray_address", "max_retries")
+             "executor", "ray_address", "max_retries", "plugins")
     for key in valid:
         if key in run:
             setattr(cfg, key, run.pop(key))
@@ -290,7 +422,8 @@ def config_from_stored(data: dict) -> RunConfig:
     names = {f.name for f in fields(RunConfig)}
     values = {k: v for k, v in data.items() if k in names}
     values["attacks"] = [a if isinstance(a, AttackSpec) else AttackSpec(**a) for a in values.get("attacks", [])]
-    values["detectors"] = [d if isinstance(d, DetectorSpec) else DetectorSpec(**d)
+    values["detectors"] = [d if isinstance(d, DetectorSpec) else DetectorSpec(**{k: v for k, v in d.items()
+                                                                                if k in ("name", "params", "label")})
                            for d in values.get("detectors", [])]
     values["defenses"] = [d if isinstance(d, DefenseSpec) else DefenseSpec(**d) for d in values.get("defenses", [])]
     if isinstance(values.get("fprs"), list):
@@ -328,7 +461,11 @@ def load_config(path: str | Path) -> RunConfig:
             raise ConfigError(f"{path}: invalid YAML: {err}") from None
     else:
         raise ConfigError(f"config file must end in .toml, .yaml or .yml, got {path.name!r}")
-    return config_from_dict(data)
+    cfg = config_from_dict(data)
+    if isinstance(cfg.plugins, (list, tuple)):  # a plug-in path in a config file is relative to that file
+        cfg.plugins = [str(path.parent / p) if isinstance(p, str) and not Path(p).expanduser().is_absolute() else p
+                       for p in cfg.plugins]
+    return cfg
 
 
 #: The offline demo: the rule-based attacks against the offline metric and learned detectors.

@@ -4,9 +4,11 @@ Each stage's worker state is built by a module-level factory (bound with
 :func:`functools.partial`) and applied to a batch by a module-level function, so a remote
 executor can ship them and build the state where the work runs, once per worker:
 
-- attacks: the attack built from its spec, θ, the run's seed and train fraction; each document
-  attacked under :class:`humanize.cost.CostMeter` (TH-Bench §4.3), one store row per document;
-- detectors: the detector built from its spec and, when learnable, FIT on the run's clean train
+- attacks: the attack the driver built from its spec (θ, the run's seed and train fraction) and
+  validated, shipped as the object itself (so a worker needs no registry entry, plug-in file or
+  entry point to run it); each document attacked under :class:`humanize.cost.CostMeter`
+  (TH-Bench §4.3), one store row per document;
+- detectors: the configured detector object and, when learnable, FIT on the run's clean train
   texts (deterministic: every worker fits the same model); a batch is scored in one call;
 - quality: the :class:`humanize.quality.QualityMeter`; a batch of (original, attacked) pairs;
 - defenses: a test-time defense (:mod:`humanize.defenses`) applied to each text.
@@ -17,34 +19,23 @@ from __future__ import annotations
 import math
 from functools import partial
 
-from humanize.attacks.registry import RULE_BASED
-
 from .executors import Job
-
-#: Attacks that load no model (the registry's rule-based attacks and the format counterfactuals):
-#: cheap stateless work, run as plain tasks; every other attack is "model" work (actor pools).
-NO_MODEL_ATTACKS = frozenset(RULE_BASED) | {"strip_format", "impose_format"}
 
 
 # -- attacks ---------------------------------------------------------------------------------------
-def attack_kind(spec) -> str:
-    """``"task"`` when the attack (every step of a pipeline, every part of a blend) loads no model."""
-    from .attack_spec import attack_spec
-
-    if spec.name == "pipeline":
-        return "task" if all(attack_kind(s) == "task" for s in spec.steps()) else "model"
-    if spec.name == "blend":
-        parts = spec.params.get("attacks")
-        if not isinstance(parts, (list, tuple)) or not parts:
-            return "model"
-        specs = [attack_spec(a) if isinstance(a, (str, dict)) else a for a in parts]
-        return "task" if all(hasattr(s, "steps") and attack_kind(s) == "task" for s in specs) else "model"
-    return "task" if spec.name in NO_MODEL_ATTACKS else "model"
+def attack_kind(attack) -> str:
+    """``"task"`` when the attack loads no model (its class says so: ``needs_model``; a pipeline or
+    a blend asks its parts), else ``"model"`` (actor pools). ``attack``: an Attack or an AttackSpec
+    (built with seed 0 to ask)."""
+    if not callable(getattr(attack, "apply", None)) and callable(getattr(attack, "build", None)):
+        attack = attack.build(0)
+    return "model" if getattr(attack, "needs_model", True) else "task"
 
 
-def build_attack(spec, params: dict, seed: int, train_fraction: float):
-    """The attack of one θ of ``spec`` (see :meth:`AttackSpec.build`)."""
-    return spec.build(seed, params, train_fraction)
+def ship_attack(attack):
+    """The job's state: the very attack the driver built and validated (an unloaded, picklable
+    object: models load on first use), so a worker runs exactly it, whatever registry it has."""
+    return attack
 
 
 def _count(value):
@@ -97,13 +88,13 @@ def attack_store_rows(store_key: str, attack, texts: list[str]) -> list[dict]:
     return rows
 
 
-def attack_job(label: str, spec, params: dict, seed: int, train_fraction: float, resources: dict,
-               store_key: str | None = None) -> Job:
-    """``store_key``: the key the outputs are stored under; given, the rows come back encoded for
+def attack_job(label: str, attack, resources: dict, store_key: str | None = None) -> Job:
+    """The job attacking texts with ``attack`` (the configured object, shipped as it is).
+    ``store_key``: the key the outputs are stored under; given, the rows come back encoded for
     the store (:func:`attack_store_rows`)."""
     apply = attack_texts if store_key is None else partial(attack_store_rows, store_key)
-    return Job(f"attack {label}", partial(build_attack, spec, params, seed, train_fraction), apply,
-               kind=attack_kind(spec), resources=dict(resources))
+    return Job(f"attack {label}", partial(ship_attack, attack), apply, kind=attack_kind(attack),
+               resources=dict(resources))
 
 
 # -- detectors -------------------------------------------------------------------------------------
@@ -117,13 +108,16 @@ def make_detector(name: str, params: dict, device: str | None):
     return detector
 
 
-def build_detector(name: str, params: dict, device: str | None, train_texts: list | None,
-                   train_labels: list | None):
-    """The detector, fit on the clean train texts when it is learnable."""
-    detector = make_detector(name, params, device)
-    if train_texts is not None:
-        detector.fit(list(train_texts), list(train_labels))
-    return detector
+def build_detector(detector, train_texts: list | None, train_labels: list | None):
+    """The worker's detector: the configured object shipped by the driver, fit (a clone, so the
+    driver's object stays unfitted) on the clean train texts when it is learnable."""
+    if train_texts is None:
+        return detector
+    from sklearn.base import clone
+
+    fitted = clone(detector)
+    fitted.fit(list(train_texts), list(train_labels))
+    return fitted
 
 
 def score_texts(detector, texts: list[str]) -> list[float]:
@@ -132,12 +126,14 @@ def score_texts(detector, texts: list[str]) -> list[float]:
     return np.asarray(detector.score(list(texts)), dtype=float).tolist()
 
 
-def detector_job(name: str, params: dict, device: str | None, train, resources: dict) -> Job:
-    """``train``: the clean train rows to fit on (None for a detector that is not learnable)."""
+def detector_job(label: str, detector, train, resources: dict) -> Job:
+    """``detector``: the configured (or already fitted) object; ``train``: the clean train rows to fit
+    it on (None for a detector that is not learnable, or is fitted already)."""
     texts = None if train is None else train["generation"].tolist()
     labels = None if train is None else train["label"].tolist()
-    return Job(f"score {name}", partial(build_detector, name, params, device, texts, labels), score_texts,
-               kind="model", resources=dict(resources))
+    kind = "model" if getattr(detector, "needs_model", True) else "task"
+    return Job(f"score {label}", partial(build_detector, detector, texts, labels), score_texts,
+               kind=kind, resources=dict(resources))
 
 
 # -- quality ---------------------------------------------------------------------------------------
@@ -147,6 +143,10 @@ def quality_kwargs(config) -> dict:
         kwargs["lm"] = config.quality_lm
     if config.quality_encoder:
         kwargs["encoder"] = config.quality_encoder
+    if kwargs.get("custom"):  # the meters themselves travel to the workers (a plug-in's need no file there)
+        from humanize.quality.custom import build_meters
+
+        kwargs["custom"] = build_meters(kwargs["custom"])
     return kwargs
 
 
@@ -174,10 +174,15 @@ def build_defense(name: str, params: dict):
     return get_defense(name, **params)
 
 
+def ship_defense(defense):
+    """The job's state: the defense the driver built (a plug-in's included), shipped as it is."""
+    return defense
+
+
 def defend_texts(defense, texts: list[str]) -> list[str]:
     return [defense(t) for t in texts]
 
 
 def defense_job(name: str, params: dict, resources: dict) -> Job:
-    return Job(f"defense {name}", partial(build_defense, name, dict(params)), defend_texts, kind="task",
-               resources=dict(resources))
+    return Job(f"defense {name}", partial(ship_defense, build_defense(name, dict(params))), defend_texts,
+               kind="task", resources=dict(resources))

@@ -152,15 +152,17 @@ def run_components(config) -> tuple[dict, dict, Any]:
     from . import jobs
 
     attacks = {}
+    targets = config.validation_targets()
     for spec in config.attacks:
         try:
-            attacks[spec.base_label()] = spec.build(config.seed, spec.expand()[0][1], config.train_fraction)
+            attacks[spec.base_label()] = spec.build(config.seed, spec.expand()[0][1], config.train_fraction,
+                                                    targets=targets)
         except Exception:  # noqa: BLE001 - the attack stage reports a spec that does not build
             continue
     detectors = {}
     for spec in config.detectors:
         try:
-            detectors[spec.name] = jobs.make_detector(spec.name, spec.params, config.device)
+            detectors[spec.base_label()] = spec.build(config.device)
         except Exception:  # noqa: BLE001 - as above
             continue
     meter = None

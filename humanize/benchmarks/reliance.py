@@ -42,7 +42,7 @@ from .protocols._inputs import check_fpr
 from .protocols.bootstrap import check_bootstrap, percentile_interval
 from .protocols.thresholds import threshold_at_fpr
 
-__all__ = ["OVERALL", "TABLE_COLUMNS", "RelianceResult", "artifact_reliance", "reliance_for_run"]
+__all__ = ["OVERALL", "TABLE_COLUMNS", "RelianceResult", "artifact_reliance"]
 
 #: The name of the row pooling every subset.
 OVERALL = "overall"
@@ -366,4 +366,11 @@ def artifact_reliance(detector, rows: pd.DataFrame, *, by=("domain",), fpr: floa
     return RelianceResult(table, documents.reset_index(drop=True), rule)
 
 
-from .reliance_run import reliance_for_run  # noqa: E402  (re-exported; it builds on the above)
+def __getattr__(name: str):
+    """``reliance_for_run`` lives in :mod:`.reliance_run`, which imports this module: it is read from
+    there on first access (no import cycle: either module may be imported first)."""
+    if name == "reliance_for_run":
+        from .reliance_run import reliance_for_run
+
+        return reliance_for_run
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

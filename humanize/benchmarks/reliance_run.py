@@ -23,7 +23,6 @@ __all__ = ["reliance_for_run"]
 
 
 def _detectors(detectors, config) -> list[Detector]:
-    from .jobs import make_detector
 
     specs = config.detectors if detectors is None else detectors
     if isinstance(specs, (str, Detector, DetectorSpec)):
@@ -38,7 +37,7 @@ def _detectors(detectors, config) -> list[Detector]:
         if not isinstance(spec, DetectorSpec):
             raise TypeError(f"reliance_for_run: detectors must be names, DetectorSpecs or Detectors, "
                             f"got {type(spec).__name__}")
-        out.append(make_detector(spec.name, spec.params, config.device))  # as the runner builds it
+        out.append(spec.build(config.device))  # as the runner builds it
     if not out:
         raise ValueError("reliance_for_run: no detector to score (the run has none and none was given)")
     return out
@@ -96,9 +95,13 @@ def reliance_for_run(db, run_id: str | None = None, detectors=None, *, by=("doma
 
     if not Path(db).exists():
         raise FileNotFoundError(f"no results database at {str(db)!r}")
+    from .manifest import run_manifest, with_recorded_plugins
+
     with ResultsStore(db, readonly=True) as store:
         run_id, config = run_config(store, run_id)
-    rows = sample_rows(config)
+        manifest = run_manifest(store, run_id)[1]
+    # the ARS is computed anew: a plug-in detector (or dataset) the run used is loaded from the file it recorded
+    rows = sample_rows(with_recorded_plugins(config, manifest))
     test, train = rows[rows["split"] == "test"], rows[rows["split"] == "train"]
     if test.empty:
         raise ConfigError(f"run {run_id!r} has no test documents to compute the ARS on")

@@ -14,7 +14,7 @@ RESOURCE_KEYS = ("num_cpus", "num_gpus", "memory")
 #: (``task``), every model job (``model``), the quality meters and the defenses.
 RESOURCE_GROUPS = ("task", "model", "quality", "defense")
 #: Run keys that say how the work is carried out, not what it computes: never part of the run id.
-EXECUTION_KEYS = ("executor", "ray_address", "max_retries", "resources")
+EXECUTION_KEYS = ("executor", "ray_address", "max_retries", "resources", "plugins")
 
 
 @dataclass
@@ -29,15 +29,19 @@ def check_defenses(defenses: list) -> None:
     """Every defense is a known name with parameters its constructor accepts, configured once."""
     if not defenses:
         return
-    from humanize.defenses import available as available_defenses
     from humanize.defenses import get as get_defense
+    from humanize.defenses import resolve as resolve_defense
 
     seen = set()
     for spec in defenses:
         if not isinstance(spec, DefenseSpec):
             raise ConfigError(f"each defense must be a DefenseSpec, got {show(spec)}")
-        if not isinstance(spec.name, str) or spec.name not in available_defenses():
-            raise ConfigError(f"unknown defense {spec.name!r}; available: {', '.join(available_defenses())}")
+        if not isinstance(spec.name, str):
+            raise ConfigError(f"defense name must be a str, got {show(spec.name)}")
+        try:
+            resolve_defense(spec.name)
+        except (TypeError, ValueError) as err:
+            raise ConfigError(str(err)) from None
         if spec.name in seen:
             raise ConfigError(f"defense {spec.name!r} is configured twice; a run applies each defense once")
         seen.add(spec.name)

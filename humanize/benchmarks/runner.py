@@ -35,6 +35,7 @@ from functools import partial
 import pandas as pd
 
 from . import jobs, model_sharing
+from .manifest import build_manifest
 from .config import ConfigError, RunConfig, sampling_seed
 from .datasets import load_dataset
 from .datasets.split import in_train_split
@@ -60,6 +61,8 @@ class RunResult:
     #: documents whose work failed (:class:`~humanize.benchmarks.executors.Failure`); left out of the
     #: tables (also the run's ``failures`` table), not stored, so a rerun retries them
     failures: list = field(default_factory=list)
+    #: what ran (:mod:`.manifest`): components, fingerprints, sample, seeds, versions, machine
+    manifest: dict = field(default_factory=dict)
 
     @property
     def metrics(self) -> pd.DataFrame:
@@ -101,27 +104,59 @@ def _put_attack_outputs(store: ResultsStore, key: str, done: list) -> None:
     store.put_attack_outputs(key, [{**row, "input_hash": h} for h, row in done])
 
 
-def _run_attacks(config: RunConfig, store: ResultsStore, executor, machine: pd.DataFrame, progress: bool,
-                 work: dict, failures: list):
+def _run_targets(config: RunConfig, train: pd.DataFrame) -> dict:
+    """The run's :class:`~humanize.detectors.Target` of each detector an attack names as
+    ``{run_detector = "label"}``: built and (when learnable) fit once, here, on the run's clean
+    train texts; the attack queries it and the scoring job ships its fitted detector."""
+    refs = config.target_labels()
+    if not refs:
+        return {}
+    from humanize.detectors import Target
+
+    out = {}
+    for spec in config.detectors:
+        label = spec.base_label()
+        if label not in refs:
+            continue
+        detector = spec.build(config.device)
+        if detector.learnable:
+            if train.empty or train["label"].nunique() < 2:
+                raise ConfigError(f"detector {label!r} must be fit for the attacks that target it, but the train "
+                                  "split lacks human or machine rows")
+            target = Target(detector, train=(train["generation"].tolist(), train["label"].tolist()))
+            target.fitted_detector()  # fit once, in this process
+        else:
+            target = Target(detector)
+        out[label] = target
+    return out
+
+
+def _attack_plan(config: RunConfig, targets: dict | None = None) -> list[tuple]:
+    """Per attack and θ: (spec, label, the built attack, its store key). Built once per run: the
+    manifest records these objects, and the jobs ship these very objects to the workers."""
+    plan = []
+    for spec in config.attacks:
+        for label, params in spec.expand():
+            attack = spec.build(config.seed, params, config.train_fraction, targets=targets)
+            plan.append((spec, label, attack, _attack_key(attack)))
+    return plan
+
+
+def _run_attacks(config: RunConfig, store: ResultsStore, executor, machine: pd.DataFrame, plan: list,
+                 progress: bool, work: dict, failures: list):
     """Attack outputs per attack label: DataFrame (id, input_hash, text, text_hash, costs...); a
     document whose attack failed is left out (and reported in ``failures``)."""
     outputs = {}
     texts = dict(zip(machine["text_hash"], machine["generation"]))
-    planned, work_items = [], []
-    for spec in config.attacks:
-        kind = jobs.attack_kind(spec)
-        for label, params in spec.expand():
-            attack = spec.build(config.seed, params, config.train_fraction)
-            key = _attack_key(attack)
-            have = store.attack_outputs(key, list(texts))
-            job = jobs.attack_job(label, spec, params, config.seed, config.train_fraction,
-                                  config.job_resources(label, kind), store_key=key)
-            planned.append((spec, label, attack, key))
-            work_items.append(StageWork(job, missing_batches(texts, have, config.batch_size),
-                                        put=partial(_put_attack_outputs, store, key), results=have))
+    work_items = []
+    for spec, label, attack, key in plan:
+        have = store.attack_outputs(key, list(texts))
+        job = jobs.attack_job(label, attack, config.job_resources(label, jobs.attack_kind(attack)), store_key=key)
+        work_items.append(StageWork(job, missing_batches(texts, have, config.batch_size),
+                                    put=partial(_put_attack_outputs, store, key), results=have))
     # every attack and θ at once: an executor with workers keeps them busy across the jobs
     stages = run_stages(executor, work_items, progress=progress, name="attacks")
-    for (spec, label, attack, key), stage in zip(planned, stages):
+    for (spec, label, attack, key), stage in zip(plan, stages):
         work["attacked"] += len(stage.computed)
         failures.extend(stage.failures)
         outputs[label] = _attack_frame(machine, spec, label, attack, key, stage)
@@ -172,16 +207,22 @@ def _put_scores(store: ResultsStore, key: str, done: list) -> None:
     store.put_scores(key, done)
 
 
-def _detector_plan(config: RunConfig, train: pd.DataFrame) -> list[tuple]:
-    """Per configured detector: (spec, train rows to fit on or None, store key, job). Made once
-    per run, so the job an executor is asked to warm is the very one it then runs."""
+def _detector_plan(config: RunConfig, train: pd.DataFrame, targets: dict | None = None) -> list[tuple]:
+    """Per configured detector: (spec, train rows to fit on or None, store key, job, detector). Made
+    once per run, so the job an executor is asked to warm is the very one it then runs, and the
+    detector object the manifest records is the one the job ships."""
     plan = []
     for spec in config.detectors:
-        detector = jobs.make_detector(spec.name, spec.params, config.device)
-        fit_on = train if detector.learnable else None
-        job = jobs.detector_job(spec.name, spec.params, config.device, fit_on,
-                                config.job_resources(spec.name, "model"))
-        plan.append((spec, fit_on, _detector_key(detector, fit_on), job))
+        label = spec.base_label()
+        target = (targets or {}).get(label)
+        detector = spec.build(config.device) if target is None \
+            else target.fitted_detector()
+        fit_on = train if detector.learnable else None  # the store key: fit on the run's train split
+        kind = "model" if getattr(detector, "needs_model", True) else "task"
+        # a targeted detector is shipped fitted (the very model the attacks queried), not refit
+        job = jobs.detector_job(label, detector, fit_on if target is None else None,
+                                config.job_resources(label, kind))
+        plan.append((spec, fit_on, _detector_key(detector, fit_on), job, detector))
     return plan
 
 
@@ -192,7 +233,7 @@ def _score_all(config: RunConfig, store: ResultsStore, executor, groups: list[di
     undefended texts are scored in the same batches whether or not the run has defenses."""
     scores = {}
     every = list(dict.fromkeys(h for group in groups for h in group))
-    for spec, fit_on, key, job in plan:
+    for spec, fit_on, key, job, _ in plan:
         have = store.scores(key, every)
         batches, seen = [], set(have)
         for group in groups:
@@ -202,13 +243,14 @@ def _score_all(config: RunConfig, store: ResultsStore, executor, groups: list[di
             batches += [[(h, group[h]) for h in b] for b in batch_keys(todo, max(config.batch_size, 1) * 4)]
         if batches and fit_on is not None:
             if train.empty or train["label"].nunique() < 2:
-                raise ValueError(f"detector {spec.name!r} must be fit, but the train split lacks human or machine rows")
+                raise ValueError(f"detector {spec.base_label()!r} must be fit, but the train split lacks human or "
+                                 "machine rows")
             work["fitted"] += 1
         stage = run_stage(executor, job, batches, put=partial(_put_scores, store, key), results=have,
                           progress=progress)
         work["scored"] += len(stage.computed)
         failures.extend(stage.failures)
-        scores[spec.name] = stage.results
+        scores[spec.base_label()] = stage.results
     return scores
 
 
@@ -301,16 +343,20 @@ def _run(config: RunConfig, run_id: str, rows: pd.DataFrame, store: ResultsStore
     failures: list = []
     test, train = rows[rows["split"] == "test"], rows[rows["split"] == "train"]
     machine = test[test["label"] == "machine"]
-    store.start_run(run_id, config.to_dict())
+    targets = _run_targets(config, train)
+    attack_plan = _attack_plan(config, targets)
+    plan = _detector_plan(config, train, targets)
+    manifest = build_manifest(config, run_id, rows, attack_plan, [(spec, det, key) for spec, _, key, _, det in plan],
+                              _quality_meter(config) if config.quality else None)
+    store.start_run(run_id, {**config.to_dict(), "manifest": manifest})
     # attack models that a detector or the perplexity meter also scores with (issue #19 §4): said first
     shared = model_sharing.shared_models(*model_sharing.run_components(config))
     for item in shared:
         warnings.warn(item.message(), RuntimeWarning, stacklevel=3)
-    plan = _detector_plan(config, train)
     if plan and callable(getattr(executor, "warm", None)):
         # a cluster may start the first detector's workers while the last attack tasks run
-        executor.warm(plan[0][-1])
-    outputs = _run_attacks(config, store, executor, machine, progress, work, failures)
+        executor.warm(plan[0][3])
+    outputs = _run_attacks(config, store, executor, machine, attack_plan, progress, work, failures)
     texts = dict(zip(test["text_hash"], test["generation"]))
     for frame in outputs.values():
         texts.update(zip(frame["text_hash"], frame["text"]))
@@ -346,4 +392,4 @@ def _run(config: RunConfig, run_id: str, rows: pd.DataFrame, store: ResultsStore
         warnings.warn(notes[-1], RuntimeWarning, stacklevel=3)
     store.finish_run(run_id, tables)
     return RunResult(run_id, tables, str(config.db), work, corrupt=list(store.corrupt), warnings=notes,
-                     failures=failures)
+                     failures=failures, manifest=manifest)

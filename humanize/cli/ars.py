@@ -44,7 +44,8 @@ def _rows(args):
 
 
 def _compute(args):
-    from humanize.benchmarks.reliance import RelianceResult, artifact_reliance, reliance_for_run
+    from humanize.benchmarks.reliance import RelianceResult, artifact_reliance
+    from humanize.benchmarks.reliance_run import reliance_for_run
     from humanize.cli.main import _parse_spec
 
     options = dict(by=tuple(args.by), threshold=args.threshold, max_per_class=args.max_per_class or None)

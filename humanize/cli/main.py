@@ -21,15 +21,20 @@ def _parse_value(value: str):
 
 
 def _parse_spec(text: str) -> tuple[str, dict]:
-    """``name`` or ``name:key=value,key=value`` (values parsed as JSON when they can be)."""
-    name, _, rest = text.partition(":")
+    """``NAME`` or ``NAME:KEY=VALUE,KEY=VALUE`` (values parsed as JSON when they can be); NAME may be
+    an import path ``package.module:Class`` (then parameters follow a second colon)."""
+    head, sep, rest = text.partition(":")
+    attr, sep2, after = rest.partition(":")
+    if sep and attr and "=" not in attr and "," not in attr and all(p.isidentifier() for p in attr.split(".")):
+        head, rest = f"{head}:{attr}", after  # an import path; its parameters, if any, after the next colon
     params = {}
     for item in filter(None, rest.split(",")):
         key, sep, value = item.partition("=")
         if not sep:
-            raise SystemExit(f"humanize-bench: expected NAME:KEY=VALUE[,KEY=VALUE], got {text!r}")
+            raise SystemExit(f"humanize-bench: expected NAME[:KEY=VALUE,...] (NAME may be package.module:Class), "
+                             f"got {text!r}")
         params[key.strip()] = _parse_value(value.strip())
-    return name.strip(), params
+    return head.strip(), params
 
 
 def _print_tables(report: dict[str, pd.DataFrame]) -> None:
@@ -43,6 +48,9 @@ def _config_from_args(args):
     from humanize.benchmarks.config import AttackSpec, DefenseSpec, DetectorSpec, RunConfig, load_config
 
     cfg = load_config(args.config) if args.config else RunConfig()
+    if getattr(args, "plugin", None):
+        cfg.plugins = [*cfg.plugins, *args.plugin]
+        cfg.load_plugins()  # before the names below are read: a plug-in may register them
     if args.dataset:
         cfg.dataset = args.dataset
     for item in args.filter or []:
@@ -89,9 +97,10 @@ def _expected_errors() -> tuple:
     from humanize.benchmarks.datasets import DatasetUnavailable
     from humanize.benchmarks.store import StoreError
     from humanize.generation.endpoint import EndpointError
+    from humanize._plugins import PluginError
     from humanize.models import ModelUnavailable
 
-    return ConfigError, StoreError, ModelUnavailable, DatasetUnavailable, EndpointError, OSError
+    return ConfigError, StoreError, ModelUnavailable, DatasetUnavailable, EndpointError, PluginError, OSError
 
 
 def _cmd_run(args) -> int:
@@ -199,6 +208,10 @@ def _cmd_tour(args) -> int:
 def _cmd_attack(args) -> int:
     from humanize import attacks
 
+    try:
+        _load_plugin_args(args)
+    except Exception as err:  # noqa: BLE001 - a plug-in that fails to import: one line
+        raise SystemExit(f"humanize-bench attack: {_one_line(err)}")
     name, params = _parse_spec(args.name)
     for item in args.param or []:
         key, sep, value = item.partition("=")
@@ -223,25 +236,32 @@ def _cmd_attack(args) -> int:
 
 
 def _cmd_list(args) -> int:
-    from humanize import attacks, detectors
-    from humanize.benchmarks.datasets import available_datasets
+    from humanize import attacks, defenses, detectors
+    from humanize.benchmarks import datasets
 
-    if args.what == "datasets":
-        print("\n".join(available_datasets()))
-        return 0
-    if args.what == "defenses":
-        from humanize import defenses
-
-        for name in defenses.available():
-            doc = (defenses.resolve(name).__doc__ or "").strip().splitlines()
-            print(f"{name:22s} {doc[0] if doc else ''}")
-        return 0
-    registry = attacks if args.what == "attacks" else detectors
-    for name in registry.available():
-        cls = registry.resolve(name)
-        doc = (cls.__doc__ or "").strip().splitlines()
-        print(f"{name:22s} {doc[0] if doc else ''}")
+    try:
+        _load_plugin_args(args)
+    except Exception as err:  # noqa: BLE001 - a plug-in that fails to import: one line
+        print(f"humanize-bench list: {_one_line(err)}", file=sys.stderr)
+        return 2
+    registry = {"attacks": attacks, "detectors": detectors, "defenses": defenses, "datasets": datasets}[args.what]
+    names = datasets.available_datasets() if args.what == "datasets" else registry.available()
+    for name in names:
+        try:
+            obj = datasets.dataset_loader(name) if args.what == "datasets" else registry.resolve(name)
+            doc = (obj.__doc__ or "").strip().splitlines()
+            summary = doc[0] if doc else ""
+        except (TypeError, ValueError) as err:  # a broken entry point: listed, with why
+            summary = f"(cannot be loaded: {_one_line(err)})"
+        where = registry.origin(name)
+        print(f"{name:22s} {summary}" + (f"  [{where}]" if args.origins or where != "built in" else ""))
     return 0
+
+
+def _load_plugin_args(args) -> None:
+    from humanize._plugins import load_plugins
+
+    load_plugins(getattr(args, "plugin", None) or [])
 
 
 def _int_at_least(minimum: int):
@@ -265,6 +285,12 @@ def _open_fraction(text: str) -> float:
     if not 0 < value < 1:
         raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text}")
     return value
+
+
+def _plugin_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--plugin", action="append", metavar="FILE.py",
+                   help="a Python file defining attacks, detectors or datasets (repeatable); its classes are named "
+                        "FILE:Class (e.g. --detector my_detectors:Mine), and it may call attacks.register(...)")
 
 
 def _executor_arguments(p: argparse.ArgumentParser) -> None:
@@ -308,6 +334,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--defense", action="append", metavar="NAME[:K=V,...]",
                    help="test-time defense applied to every scored text, e.g. normalize (repeatable)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+    _plugin_argument(p)
     _executor_arguments(p)
     p.add_argument("--max-retries", dest="max_retries", type=_int_at_least(0), metavar="N",
                    help="resubmissions of a batch whose worker died (ray; default 2)")
@@ -339,10 +366,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--param", action="append", metavar="KEY=VALUE", help="attack parameter (repeatable)")
     p.add_argument("--json", action="store_true", help="print the text with its exact edits as JSON")
+    _plugin_argument(p)
     p.set_defaults(func=_cmd_attack)
 
     p = sub.add_parser("list", help="list the registered attacks, detectors, datasets or defenses")
     p.add_argument("what", choices=["attacks", "detectors", "datasets", "defenses"])
+    p.add_argument("--origins", action="store_true",
+                   help="say where each comes from for the built-in ones too (an entry point's package, a plug-in "
+                        "file or a run-time registration is always said)")
+    _plugin_argument(p)
     p.set_defaults(func=_cmd_list)
     for module in command_modules():
         module.add_parser(sub)

@@ -21,14 +21,15 @@ _REGISTRY: dict = {
     "normalize": "humanize.defenses.normalize:Normalize",  # homoglyphs, invisibles, whitespace, quotes, NFKC
 }
 
-_registry = Registry("defense", Defense, _REGISTRY)
+_registry = Registry("defense", Defense, _REGISTRY, group="humanize.defenses")
 register = _registry.register
 available = _registry.available
 resolve = _registry.resolve
 get = _registry.get
+origin = _registry.origin
 
 _CLASSES = _registry_exports(_REGISTRY)
 
-__all__ = ["Defense", "available", "get", "register", "resolve", *_CLASSES]
+__all__ = ["Defense", "available", "get", "origin", "register", "resolve", *_CLASSES]
 
 __getattr__ = lazy_getattr(__name__, _CLASSES, _REGISTRY)

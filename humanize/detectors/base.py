@@ -86,6 +86,9 @@ class Detector(ParamsMixin):
     name: str = "detector"
     #: True for detectors that must be ``fit`` before ``score``.
     learnable: bool = False
+    #: Whether scoring loads a model; the runner keeps a model detector on long-lived workers
+    #: (actor pools) and runs a model-free one (a function, an HTTP endpoint) as plain tasks.
+    needs_model: bool = True
     #: The scores' version for given parameters and models: bump it when they change.
     version: str = "1"
     #: Scores depend on the library's code (model loading, scoring), so its version is in the fingerprint.

@@ -30,10 +30,14 @@ _REGISTRY: dict[str, "str | type[Detector]"] = {
     "lm_d": "humanize.detectors.lm_d:LMDetector",
     "tfidf_lr": "humanize.detectors.tfidf:TfidfLogReg",
     "surface_probe": "humanize.detectors.surface:SurfaceProbe",
+    # detectors people already have: a Python function (by import path, fn="pkg.mod:score") or an HTTP service
+    "function": "humanize.detectors.function:FunctionDetector",
+    "endpoint": "humanize.detectors.endpoint:EndpointDetector",
 }
 
-_registry = Registry("detector", Detector, _REGISTRY)
+_registry = Registry("detector", Detector, _REGISTRY, group="humanize.detectors")
 register = _registry.register
 available = _registry.available
 resolve = _registry.resolve
 get = _registry.get
+origin = _registry.origin

@@ -333,14 +333,15 @@ class EndpointChat(Generator):
         return EndpointError(msg, base_url=shown, model=self.model, status=status, attempts=attempts)
 
 
-def _check_url(url: str, where: str) -> None:
+def _check_url(url: str, where: str, owner: str = "EndpointChat",
+               example: str = "http://localhost:8000/v1") -> None:
+    """An http(s) URL with a host, or a ``ValueError`` naming ``owner``/``where`` (shared with the endpoint detector)."""
     parts = urlsplit(url.strip())
     if parts.scheme not in ("http", "https") or not parts.hostname:
         # shown only when it looks like an address: a key passed here by mistake must not reach a log
         shown = (repr(_display_url(url)) if parts.hostname else repr(url[:80]) if any(c in url for c in ":/.")
                  else "a str that is not a URL (not shown, in case it is a key)")
-        raise ValueError(f"EndpointChat: {where} must be an http(s) URL such as http://localhost:8000/v1, "
-                         f"got {shown}")
+        raise ValueError(f"{owner}: {where} must be an http(s) URL such as {example}, got {shown}")
 
 
 def _server_message(exc: Any) -> str:

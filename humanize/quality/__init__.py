@@ -8,8 +8,10 @@ Perplexity (fluency), cosine of all-MiniLM-L6-v2 embeddings and ROUGE-L F1
 (complexity), plus word and character edit rates; the validity of every word swap
 (WordNet: synonym, antonym, sister term, ...; :mod:`humanize.quality.validity`). Opt-in
 meaning meters: bidirectional NLI ``entailment`` (a hub NLI model) and an LLM ``judge``
-(any :mod:`humanize.generation` back end).
+(any :mod:`humanize.generation` back end). Meters of your own: :class:`PairMeter`
+(:mod:`humanize.quality.custom`), given as ``QualityMeter(custom=[...])``.
 """
+from .custom import PairMeter
 from .entailment import DEFAULT_NLI_MODEL, entailment
 from .judge import MeaningJudge, judge_prompt
 from .lexical import edit_rate, flesch_reading_ease, rouge_l
@@ -22,4 +24,4 @@ from .validity import (INVALID_CLASSES, SWAP_CLASSES, VALID_CLASSES, Swap, class
 __all__ = ["QualityMeter", "METERS", "summarize", "perplexity", "semantic_similarity", "rouge_l",
            "flesch_reading_ease", "edit_rate", "swap_validity", "summarize_validity", "classify_swap", "word_swaps",
            "classified_swaps", "Swap", "SWAP_CLASSES", "VALID_CLASSES", "INVALID_CLASSES",
-           "OPTIONAL_METERS", "entailment", "DEFAULT_NLI_MODEL", "MeaningJudge", "judge_prompt"]
+           "OPTIONAL_METERS", "entailment", "DEFAULT_NLI_MODEL", "MeaningJudge", "judge_prompt", "PairMeter"]

@@ -46,6 +46,9 @@ class QualityMeter(ParamsMixin):
     judge : the LLM judge of the opt-in ``"judge"`` meter: a chat model name, ``"endpoint:<model>"``, a dict
         with ``backend``, a Generator or a :class:`~humanize.quality.judge.MeaningJudge` (columns
         ``judge_score`` 1-5, ``judge_meaning`` in [0, 1], ``judge_model``); required when ``"judge"`` is named
+    custom : meters of your own (:class:`~humanize.quality.custom.PairMeter` objects, registered names, import
+        paths ``"package.module:Class"`` or entry points of group ``humanize.meters``), computed after the others;
+        their columns join the row
 
     Cost bounds per pair (measured by ``python benchmarks/bench_meter_bounds.py``): perplexity,
     cosine and Flesch are linear in the length (perplexity's model work capped by ``max_windows``,
@@ -68,7 +71,7 @@ class QualityMeter(ParamsMixin):
                  meters: Optional[Sequence[str]] = None, batch_size: int = 8,
                  max_length: Optional[int] = None, stride: Optional[int] = None,
                  max_windows: int = MAX_WINDOWS, max_chars: int = MAX_CHARS, device=None,
-                 nli_model: Union[str, LoadedModel] = DEFAULT_NLI_MODEL, judge=None):
+                 nli_model: Union[str, LoadedModel] = DEFAULT_NLI_MODEL, judge=None, custom=None):
         self.lm = lm
         self.encoder = encoder
         self.meters = meters
@@ -80,6 +83,7 @@ class QualityMeter(ParamsMixin):
         self.device = device
         self.nli_model = nli_model
         self.judge = judge
+        self.custom = custom
         self._validate()
 
     def _validate(self) -> None:
@@ -88,6 +92,17 @@ class QualityMeter(ParamsMixin):
         check_max_windows(self.max_windows)
         check_max_chars(self.max_chars)
         self._check_meaning_meters()
+        self._custom()
+
+    def _custom(self) -> list:
+        """The custom meters as objects (built once per ``custom`` value; loads nothing)."""
+        from .custom import build_meters
+
+        cached = self.__dict__.get("_custom_cache")
+        if cached is None or cached[0] is not self.custom:
+            cached = (self.custom, build_meters(self.custom))
+            self.__dict__["_custom_cache"] = cached
+        return cached[1]
 
     def _check_meaning_meters(self) -> None:
         nli = self.nli_model
@@ -122,6 +137,10 @@ class QualityMeter(ParamsMixin):
         """As every component's; an active judge is its resolved generator and prompt version, else None."""
         out = super().provenance()
         out["params"]["judge"] = self._judge().provenance() if "judge" in self._active() else None
+        if self.custom is None:  # the fingerprints of meters without custom ones stay as they were
+            out["params"].pop("custom", None)
+        else:
+            out["params"]["custom"] = [m.provenance() for m in self._custom()]
         return out
 
     def _active(self) -> tuple[str, ...]:
@@ -215,6 +234,11 @@ class QualityMeter(ParamsMixin):
             cols["judge_score"], cols["judge_meaning"] = judged["judge_score"], judged["judge_meaning"]
             cols["judge_model"] = [model] * n
             note("judge", why)
+        if self.custom:
+            from .custom import score_custom
+
+            extra, _ = score_custom(self._custom(), originals, attacked, set(cols))
+            cols.update(extra)
         frame = pd.DataFrame(cols, index=pd.RangeIndex(n))
         frame["note"] = ["; ".join(x) for x in notes]
         return frame

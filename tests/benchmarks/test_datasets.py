@@ -343,7 +343,7 @@ def test_registry(tmp_path):
     assert load_dataset().shape == ds.load_demo().shape  # the demo set is the default
     write_mgtbench(tmp_path)
     assert set(load_dataset("mgtbench", data_dir=tmp_path, model="Claude")["generator"]) == {"Claude"}
-    with pytest.raises(ValueError, match=r"unknown dataset 'raid2'; choose from \['demo', 'raid'"):
+    with pytest.raises(ValueError, match=r"unknown dataset 'raid2'; available: demo, file, mgt_academic, mgtbench, raid \(or an import path"):
         load_dataset("raid2")
     with pytest.raises(TypeError, match=r"does not take \['colour'\]"):
         load_dataset("demo", colour="red")

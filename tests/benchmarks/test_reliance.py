@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from humanize.attacks.format import is_admissible
-from humanize.benchmarks.reliance import TABLE_COLUMNS, artifact_reliance, reliance_for_run
+from humanize.benchmarks.reliance import TABLE_COLUMNS, artifact_reliance
+from humanize.benchmarks.reliance_run import reliance_for_run
 from humanize.detectors import get as get_detector
 from humanize.detectors.base import Detector, check_texts
 

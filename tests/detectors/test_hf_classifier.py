@@ -109,6 +109,19 @@ def test_presets_in_the_registry(fake_real_dir, human_chatgpt_roberta_dir):
     assert generic.name == "hf_classifier" and generic.get_params()["batch_size"] == 2
 
 
+def test_a_users_own_classifier_from_its_directory(tmp_path):
+    # issue #20 §2: any local sequence classifier by one registry call, its label by name or by index
+    path = str(save_tiny_classifier(tmp_path / "own", ["human", "machine"], seed=3))
+    by_name = get("hf_classifier", model=path, machine_label="machine")
+    scores = by_name.score(TEXTS)
+    assert scores.shape == (len(TEXTS),) and np.all((scores >= 0) & (scores <= 1)) and np.ptp(scores) > 0
+    assert by_name.labels() == ["human", "machine"]
+    np.testing.assert_allclose(get("hf_classifier", model=path, machine_label=1).score(TEXTS), scores)
+    np.testing.assert_allclose(get("hf_classifier", model=path, machine_label=0).score(TEXTS), 1 - scores, atol=1e-6)
+    np.testing.assert_allclose(by_name.predict_proba(TEXTS)[:, 1], scores)
+    assert by_name.describe()["model"]["resolved"] == str(tmp_path / "own")
+
+
 def test_describe_names_the_model(fake_real_dir):
     det = HFClassifier(fake_real_dir, "Fake")
     assert "model" not in det.describe()  # nothing loaded yet

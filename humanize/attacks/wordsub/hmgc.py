@@ -30,8 +30,10 @@ HMGC_MIN_SIMILARITY = SYNONYM_MIN_SIMILARITY
 class HMGC(EnginePreset):
     """HMGC: surrogate-importance-ranked greedy word swaps until the surrogate calls the text human.
 
-    - ``surrogate``: a detector name, table (``{name = "lm_d", max_tokens = 256}``)
-      or object; a learnable one is fit on ``train`` (a dataset name, a table
+    - ``surrogate``: a :class:`~humanize.detectors.target.Target` (queried as is by the
+      ranking and the search, never refit; ``train`` is then unused), a detector name, table
+      (``{name = "lm_d", max_tokens = 256}``) or object; a learnable one of these is fit on
+      ``train`` (a dataset name, a table
       ``{dataset, n, fraction, split, **filters}`` or ``(texts, labels)``) with ``seed``.
       TH-Bench's *Standard* HMGC is ``train`` = the attacked texts' dataset (its
       train split: the attack's seed and fraction 0.5, the runner's split with

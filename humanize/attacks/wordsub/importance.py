@@ -82,9 +82,12 @@ def differentiable(detector) -> bool:
 class SurrogateImportance(QueriesDetector, WordRanker):
     """HMGC's importance ranking: ``weight`` x surrogate importance + (1 - ``weight``) x LM perplexity change.
 
-    ``surrogate`` is a detector name, table or object, fit on ``train`` with
-    ``seed`` when it learns (:func:`.targets.ready_detector`: the same per-process
-    cache as :class:`~.search.DetectorGreedy`, so the attack fits it once).
+    ``surrogate`` is a :class:`~humanize.detectors.target.Target` (queried as is, never
+    refit; ``train`` is then unused) or a detector name, table or object, fit on ``train``
+    with ``seed`` when it learns (:func:`.targets.ready_target`: the same per-process
+    cache as :class:`~.search.DetectorGreedy`, so the attack fits it once). The gradient
+    method reads the fitted surrogate's model directly: it is not a ``score`` query, so a
+    Target's ``queries`` does not count it (the document's ``detector_queries`` does).
     ``method``: ``"gradient"``, ``"deletion"`` or ``"auto"`` (gradient where the
     fitted surrogate is differentiable). ``lm`` is the causal LM of the
     perplexity part (a name or a loaded model); ``batch_size`` its batch.
@@ -150,7 +153,7 @@ class SurrogateImportance(QueriesDetector, WordRanker):
 
     def _score(self, doc: Doc, texts: list[str]) -> np.ndarray:
         det = self.ready()
-        scores = np.asarray(det.score(texts), dtype=float)
+        scores = self.target().score(texts)  # counted by the caller's Target, when one was given
         # texts the surrogate scored: detector queries (the engine adds them to ``queries``)
         doc.add_cost(surrogate_queries=len(texts), detector_queries=len(texts))
         if hasattr(det, "model_"):

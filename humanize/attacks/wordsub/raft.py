@@ -29,9 +29,11 @@ __all__ = ["RAFT"]
 class RAFT(EnginePreset):
     """RAFT's black-box word-substitution attack on a target detector (registered as ``"raft"``).
 
-    - ``target``: the detector to fool (a name, a table or a Detector; only its
-      ``score`` is used); a learnable one is fit on ``target_train``
-      (:mod:`.targets`: a dataset name, a table or ``(texts, labels)``) with ``seed``;
+    - ``target``: the detector to fool, only its ``score`` is used: a
+      :class:`~humanize.detectors.target.Target` (queried as is, never refit: the same
+      object can score the outputs; ``target_train`` is then unused), a name, a table or a
+      Detector; a learnable one of these is fit on ``target_train`` (:mod:`.targets`: a
+      dataset name, a table or ``(texts, labels)``) with ``seed``;
     - ``proxy``: the causal LM ranking words by predictability (:class:`Predictability`);
     - ``llm``: the chat model proposing ``k`` replacements per word (:class:`LLMCandidates`);
       ``None``: a lexical stand-in, up to ``k`` WordNet synonyms of the word's two most frequent
@@ -91,7 +93,7 @@ class RAFT(EnginePreset):
         self._validate()
 
     def _check(self) -> None:
-        from .targets import check_detector_spec, check_train_spec
+        from .targets import check_detector_spec, check_ready, check_train_spec
 
         if isinstance(self.k, bool) or not isinstance(self.k, (int, np.integer)):
             raise TypeError(f"RAFT: k (replacements asked per word) must be an int >= 1, got {type(self.k).__name__}")
@@ -109,13 +111,7 @@ class RAFT(EnginePreset):
                              f"used only with llm=None (llm={self.llm!r} proposes the candidates)")
         check_detector_spec("RAFT", "target", self.target)
         check_train_spec("RAFT", self.target_train)
-        if self.target_train is None:
-            from .targets import _is_fitted, build_detector
-
-            det = build_detector(self.target, "RAFT", "target")  # cheap: detectors load models on first use
-            if det.learnable and not _is_fitted(det):
-                raise ValueError(f"RAFT: target {det.name!r} learns, so it needs target_train= a dataset name "
-                                 f"(e.g. 'demo'), a table {{dataset = ..., n = ...}} or (texts, labels)")
+        check_ready("RAFT", "target", self.target, self.target_train, "target_train")
 
     def assemble(self) -> WordSubstitution:
         cons = [NotStopword()] + ([SamePOS()] if self.pos else [])

@@ -135,8 +135,9 @@ class DetectorGreedy(QueriesDetector, Search):
     candidates of the last word are cut to what the budget leaves). Queries a
     ranker already made for the document (HMGC's deletion importance) count
     against the budget. ``detector``
-    is a name, a table or a :class:`~humanize.detectors.base.Detector`; a learnable
-    one is fit on ``train`` with ``seed`` (:mod:`.targets`).
+    is a :class:`~humanize.detectors.target.Target` (queried as is, never refit; ``train``
+    is then unused), a name, a table or a :class:`~humanize.detectors.base.Detector`; a
+    learnable one of these is fit on ``train`` with ``seed`` (:mod:`.targets`).
     """
 
     #: the engine reports ``detector_queries`` for this search even when no word reached the detector
@@ -166,7 +167,7 @@ class DetectorGreedy(QueriesDetector, Search):
         self.__dict__.pop("_ready", None)
 
     def _score(self, doc: Doc, texts: list[str]) -> np.ndarray:
-        det = self.ready()
+        det = self.target()  # counts the queries when the caller's Target
         if self.batch:
             scores = np.asarray(det.score(texts), dtype=float)
             calls = 1

@@ -1,33 +1,35 @@
 """Detectors inside an attack: RAFT's black-box target and HMGC's surrogate.
 
-A detector is given as a registered name (``"log_likelihood"``), a table
-``{"name": "tfidf_lr", **params}`` or a :class:`~humanize.detectors.base.Detector`.
-A learnable one is fit on ``train``:
+A detector is given as a :class:`~humanize.detectors.target.Target` (queried as
+is: the attack never refits it, and the caller's object is the one queried, so
+the same Target can score the attack's outputs), a registered name
+(``"log_likelihood"``), a table ``{"name": "tfidf_lr", **params}`` or a
+:class:`~humanize.detectors.base.Detector`. A learnable one given otherwise
+than as a Target is fit on ``train``:
 
-- a dataset name (``"demo"``): its clean human and machine texts in the *train*
-  part of the source-document split (:func:`humanize.benchmarks.datasets.split.in_train_split`
-  with the attack's seed and ``fraction`` 0.5), the runner's own rule: with the
-  run's seed and ``train_fraction`` the detector never sees a document the run
-  tests on (TH-Bench's "matched" setting when it is the run's dataset,
-  "mismatched" when another);
-- a table ``{"dataset": "demo", "fraction": 0.5, "split": "train" | "all", "n": 200, **loader filters}``
-  (``n`` texts per label, sampled with the seed);
-- an explicit ``(texts, labels)`` pair.
+- an explicit ``(texts, labels)`` pair;
+- a dataset name (``"demo"``) or a table ``{"dataset": "demo", "fraction": 0.5,
+  "split": "train" | "all", "n": 200, **loader filters}``: the clean texts of the
+  dataset's train split with the attack's seed (:mod:`humanize.benchmarks.targets`),
+  loaded by the benchmarks layer through the core hook
+  :func:`humanize._providers.training_set` (this layer imports nothing from the
+  benchmarks: without ``import humanize.benchmarks`` a dataset name is a clear error).
 
-Fitted detectors are kept per process, keyed on the detector's fingerprint, the
-training set and the seed, so the θ values of a sweep share one fit.
+Fitted detectors are kept per process (as Targets), keyed on the detector's
+fingerprint, the training set and the seed, so the θ values of a sweep share one fit.
 """
 from __future__ import annotations
 
 from collections import OrderedDict
 from typing import Any
 
-__all__ = ["build_detector", "training_set", "ready_detector", "check_detector_spec", "check_train_spec",
-           "check_threshold", "QueriesDetector"]
+from humanize.detectors.target import Target, is_fitted
 
-_FITTED: "OrderedDict[str, Any]" = OrderedDict()
+__all__ = ["build_detector", "training_set", "ready_target", "ready_detector", "check_detector_spec",
+           "check_train_spec", "check_threshold", "check_ready", "QueriesDetector"]
+
+_FITTED: "OrderedDict[str, Target]" = OrderedDict()
 _MAX_FITTED = 8
-_TRAIN_KEYS = ("dataset", "fraction", "split", "n")
 
 
 def check_detector_spec(owner: str, what: str, spec: Any) -> None:
@@ -35,7 +37,7 @@ def check_detector_spec(owner: str, what: str, spec: Any) -> None:
     from humanize import detectors
     from humanize.detectors.base import Detector
 
-    if isinstance(spec, Detector):
+    if isinstance(spec, (Detector, Target)):
         return
     if isinstance(spec, dict):
         name = spec.get("name")
@@ -44,17 +46,21 @@ def check_detector_spec(owner: str, what: str, spec: Any) -> None:
     elif isinstance(spec, str):
         name = spec
     else:
-        raise TypeError(f"{owner}: {what} must be a detector name, a table {{name = ..., params...}} or a "
-                        f"Detector, got {type(spec).__name__}")
-    if name not in detectors.available():
-        raise ValueError(f"{owner}: unknown {what} detector {name!r}; available: {', '.join(detectors.available())}")
+        raise TypeError(f"{owner}: {what} must be a detector name, a table {{name = ..., params...}}, a "
+                        f"Detector or a Target, got {type(spec).__name__}")
+    try:
+        detectors.resolve(name)  # a registry key, an entry point or an import path (a plug-in's class)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{owner}: {what}: {err}") from None
 
 
 def build_detector(spec: Any, owner: str = "attack", what: str = "detector"):
-    """The detector a spec names (a new, unfitted instance for names and tables)."""
+    """The detector a spec names (a new, unfitted instance for names and tables; a Target's detector)."""
     from humanize import detectors
 
     check_detector_spec(owner, what, spec)
+    if isinstance(spec, Target):
+        return spec.detector
     if isinstance(spec, str):
         return detectors.get(spec)
     if isinstance(spec, dict):
@@ -94,77 +100,72 @@ def check_train_spec(owner: str, train: Any) -> None:
 
 
 def training_set(train: Any, seed: int, owner: str = "attack") -> tuple[list[str], list[str]]:
-    """``(texts, labels)`` of a train spec (see the module docstring)."""
-    from humanize.benchmarks.config import sampling_seed
-    from humanize.benchmarks.datasets import available_datasets, load_dataset
-    from humanize.benchmarks.datasets.split import in_train_split
+    """``(texts, labels)`` of a train spec: a pair as given; a dataset name or table through the
+    benchmarks' resolver (:func:`humanize._providers.training_set`, the module docstring)."""
+    from humanize import _providers
 
     check_train_spec(owner, train)
+    if train is None:
+        raise ValueError(f"{owner}: no training set (train is None)")
     if isinstance(train, (list, tuple)):
         return list(train[0]), list(train[1])
-    spec = {"dataset": train} if isinstance(train, str) else dict(train)
-    dataset = spec.pop("dataset")
-    fraction = spec.pop("fraction", 0.5)
-    split = spec.pop("split", "train")
-    n = spec.pop("n", None)
-    if dataset not in available_datasets():
-        raise ValueError(f"{owner}: unknown train dataset {dataset!r}; available: {', '.join(available_datasets())}")
-    try:
-        df = load_dataset(dataset, **spec)
-    except TypeError as err:
-        raise TypeError(f"{owner}: train dataset {dataset!r}: {err}") from None
-    df = df[(df["attack"].fillna("none") == "none") & df["generation"].map(lambda t: isinstance(t, str))]
-    if split == "train":
-        df = df[[in_train_split(str(s), seed, fraction) for s in df["source_id"]]]
-    parts = []
-    for label in ("human", "machine"):
-        part = df[df["label"] == label].sort_values("id")
-        if n is not None and len(part) > n:
-            part = part.sample(n=n, random_state=sampling_seed(seed))
-        parts.append(part)
-    texts = [t for p in parts for t in p["generation"]]
-    labels = [lab for p in parts for lab in p["label"]]
-    if len(set(labels)) < 2:
-        raise ValueError(f"{owner}: train dataset {dataset!r} ({split} split) has no "
-                         f"{'human' if 'machine' in labels else 'machine'} texts to fit on")
-    return texts, labels
+    return _providers.training_set(train, seed, owner)
 
 
-def _is_fitted(detector) -> bool:
-    return any(k.endswith("_") and not k.startswith("_") for k in vars(detector))
+def _needs_train(owner: str, what: str, name: str) -> ValueError:
+    return ValueError(f"{owner}: {what} {name!r} learns, so it needs a training set: pass train= a dataset name "
+                      f"(e.g. 'demo'), a table {{dataset = ..., n = ...}}, (texts, labels), or a fitted Target")
 
 
-def ready_detector(spec: Any, train: Any, seed: int, owner: str = "attack", what: str = "detector"):
-    """The detector of ``spec``, fit on ``train`` when it learns (cached per process)."""
+def check_ready(owner: str, what: str, spec: Any, train: Any, train_name: str = "train") -> None:
+    """At construction: a learnable detector needs ``train``, a fitted state or a Target (which checks its own)."""
+    if train is not None or isinstance(spec, Target):
+        return
+    det = build_detector(spec, owner, what)  # cheap: detectors load models on first use
+    if det.learnable and not is_fitted(det):
+        raise ValueError(f"{owner}: {what} {det.name!r} learns, so it needs {train_name}= a dataset name "
+                         f"(e.g. 'demo'), a table {{dataset = ..., n = ...}}, (texts, labels), or a fitted Target")
+
+
+def ready_target(spec: Any, train: Any, seed: int, owner: str = "attack", what: str = "detector") -> Target:
+    """The :class:`Target` an attack queries for ``spec``: a Target as given (``train`` is then unused);
+    otherwise one of the detector, fit on ``train`` when it learns (cached per process)."""
     from humanize._canonical import canonical_json, digest
 
+    if isinstance(spec, Target):
+        return spec
     detector = build_detector(spec, owner, what)
     if not detector.learnable:
-        return detector
+        return Target(detector)
     if train is None:
-        if _is_fitted(detector):
-            return detector
-        raise ValueError(f"{owner}: {what} {detector.name!r} learns, so it needs a training set: pass train= "
-                         f"a dataset name (e.g. 'demo'), a table {{dataset = ..., n = ...}} or (texts, labels)")
+        if is_fitted(detector):
+            return Target(detector)
+        raise _needs_train(owner, what, detector.name)
     if isinstance(train, (list, tuple)):
         train_key = digest(canonical_json([list(train[0]), [str(x) for x in train[1]]]))
     else:
         train_key = canonical_json(train)
-    if detector is spec:  # never fit the caller's own object in place
-        from sklearn.base import clone
-
-        detector = clone(spec)
     key = f"{detector.fingerprint()}|{train_key}|{int(seed)}"
     hit = _FITTED.get(key)
     if hit is not None:
         _FITTED.move_to_end(key)
         return hit
     texts, labels = training_set(train, seed, owner)
-    fitted = detector.fit(texts, labels)
-    _FITTED[key] = fitted
+    if detector is spec:  # the caller's object: the Target fits a copy (a fitted one is refit on train, as given)
+        from sklearn.base import clone
+
+        target = Target(clone(spec), (texts, labels))
+    else:  # built here from a name or table: fitted in place, no copy
+        target = Target._owning(detector, (texts, labels))
+    _FITTED[key] = target
     while len(_FITTED) > _MAX_FITTED:
         _FITTED.popitem(last=False)
-    return fitted
+    return target
+
+
+def ready_detector(spec: Any, train: Any, seed: int, owner: str = "attack", what: str = "detector"):
+    """The fitted detector of :func:`ready_target` (fitted now if it was not)."""
+    return ready_target(spec, train, seed, owner, what).fitted_detector()
 
 
 def check_threshold(owner: str, name: str, value: Any) -> None:
@@ -177,23 +178,27 @@ def check_threshold(owner: str, name: str, value: Any) -> None:
 
 
 class QueriesDetector:
-    """Mixin for a part that queries a detector: ``ready()`` gives it, fitted on ``train`` with ``seed``.
+    """Mixin for a part that queries a detector: ``target()`` gives the :class:`Target` it scores with,
+    ``ready()`` the fitted detector (for a gradient or a model's attributes), fitted on ``train`` with ``seed``.
 
-    ``_detector_param`` names the attribute holding the detector spec. The fitted
-    detector comes from :func:`ready_detector`'s per-process cache (a ranker and a
-    search naming the same surrogate share one fit) and is dropped when a
-    parameter changes.
+    ``_detector_param`` names the attribute holding the detector spec. A Target given there is the
+    one queried (its counts see every query); otherwise the Target comes from :func:`ready_target`'s
+    per-process cache (a ranker and a search naming the same surrogate share one fit) and is dropped
+    when a parameter changes.
     """
 
     _detector_param = "detector"
 
-    def ready(self):
-        det = self.__dict__.get("_ready")
-        if det is None:
+    def target(self) -> Target:
+        tgt = self.__dict__.get("_ready")
+        if tgt is None:
             what = self._detector_param
-            det = self.__dict__["_ready"] = ready_detector(getattr(self, what), self.train, int(self.seed),
-                                                           type(self).__name__, what)
-        return det
+            tgt = self.__dict__["_ready"] = ready_target(getattr(self, what), self.train, int(self.seed),
+                                                         type(self).__name__, what)
+        return tgt
+
+    def ready(self):
+        return self.target().fitted_detector()
 
     def __setattr__(self, name, value):
         super().__setattr__(name, value)

@@ -196,7 +196,7 @@ def test_a_learnable_detector_is_fit_on_the_train_split_once_and_never_in_place(
 
 
 @pytest.mark.parametrize("kwargs, exc, match", [
-    ({"detector": "no_such_detector"}, ValueError, "unknown detector detector 'no_such_detector'; available"),
+    ({"detector": "no_such_detector"}, ValueError, "detector: unknown detector 'no_such_detector'; available"),
     ({"detector": 3}, TypeError, "detector must be a detector name"),
     ({"detector": {"C": 1}}, TypeError, "needs a 'name'"),
     ({"train": 5}, TypeError, "train must be None, a dataset name"),
