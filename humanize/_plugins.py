@@ -20,15 +20,12 @@ import keyword
 import sys
 import warnings
 from pathlib import Path
+from humanize.exceptions import PluginError  # defined there; importable here as before
 
 __all__ = ["PluginError", "load_plugin", "load_plugins", "loaded_plugins", "plugin_of", "file_digest"]
 
 #: absolute path -> {"path", "module", "blake2b"} of every plug-in file this process loaded
 _LOADED: dict[str, dict] = {}
-
-
-class PluginError(ValueError):
-    """A plug-in file cannot be loaded; the message names the file and why."""
 
 
 def file_digest(path: str | Path) -> str:

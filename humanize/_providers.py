@@ -13,15 +13,12 @@ needs nothing above the attacks.
 from __future__ import annotations
 
 from typing import Any, Callable, Optional
+from humanize.exceptions import ProviderMissing  # defined there; importable here as before
 
 __all__ = ["ProviderMissing", "set_training_sets", "training_sets_installed", "training_set"]
 
 #: ``fn(spec, seed, owner) -> (texts, labels)`` for a dataset-named spec (a str or a table), or None.
 _TRAINING_SETS: Optional[Callable[[Any, int, str], tuple]] = None
-
-
-class ProviderMissing(LookupError):
-    """A spec needs a layer above the caller that is not imported (a dataset name: the benchmarks)."""
 
 
 def set_training_sets(fn: Optional[Callable[[Any, int, str], tuple]]) -> Optional[Callable]:

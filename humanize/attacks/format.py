@@ -40,12 +40,9 @@ from .format_profile import (
     sentence_gaps,
 )
 from .pipeline import compose_edits
+from humanize.exceptions import InadmissibleTransform  # defined there; importable here as before
 
 __all__ = ["FormatProfile", "ImposeFormat", "InadmissibleTransform", "StripFormat", "is_admissible"]
-
-
-class InadmissibleTransform(ValueError):
-    """A format operator changed the words of a text (it must only touch non-alphanumerics)."""
 
 
 def _alnum(text: str) -> str:

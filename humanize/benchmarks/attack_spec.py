@@ -19,10 +19,7 @@ from functools import lru_cache
 from typing import Any
 
 from humanize._split import sampling_seed  # moved below the attacks; still importable here (config re-exports it)
-
-
-class ConfigError(ValueError):
-    """A run configuration is invalid; the message says what and what is allowed."""
+from humanize.exceptions import ConfigError  # defined there; importable here as before
 
 
 def show(value: Any) -> str:

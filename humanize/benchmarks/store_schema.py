@@ -15,10 +15,7 @@ import os
 import sqlite3
 from pathlib import Path
 from urllib.parse import quote
-
-
-class StoreError(RuntimeError):
-    """The results database cannot be used as asked; the message names the file and why."""
+from humanize.exceptions import StoreError  # defined there; importable here as before
 
 
 #: table -> (key columns, value columns as (name, SQL type)); ``row_hash`` follows the values.

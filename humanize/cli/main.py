@@ -91,16 +91,13 @@ def _one_line(err: BaseException) -> str:
 
 
 def _expected_errors() -> tuple:
-    """Failures a user can cause and fix (a bad config, a damaged/locked/unwritable store, a missing
-    model or dataset file): one line and exit status 2; anything else is a bug and keeps its traceback."""
-    from humanize.benchmarks.config import ConfigError
-    from humanize.benchmarks.datasets import DatasetUnavailable
-    from humanize.benchmarks.store import StoreError
-    from humanize.generation.endpoint import EndpointError
-    from humanize._plugins import PluginError
-    from humanize.models import ModelUnavailable
+    """Failures a user can cause and fix (every :class:`humanize.exceptions.HumanizeError`: a bad
+    config, a damaged/locked/unwritable store, a missing model or dataset file, an endpoint that
+    failed) and the operating system's (a missing file, a full disk): one line and exit status 2;
+    anything else is a bug and keeps its traceback."""
+    from humanize.exceptions import HumanizeError
 
-    return ConfigError, StoreError, ModelUnavailable, DatasetUnavailable, EndpointError, PluginError, OSError
+    return HumanizeError, OSError
 
 
 def _cmd_run(args) -> int:

@@ -20,12 +20,9 @@ import pandas as pd
 
 from .meter import CostMeter
 from .tokens import resolve_tokenizer
+from humanize.exceptions import SweepError  # defined there; importable here as before
 
 __all__ = ["SweepError", "length_sweep", "bucket_documents", "summarize_sweep"]
-
-
-class SweepError(RuntimeError):
-    """Every measured call of a length sweep raised: there is nothing to report."""
 
 
 def _seed(seed: int, length: int) -> int:

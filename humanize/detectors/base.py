@@ -13,10 +13,7 @@ from typing import Sequence
 import numpy as np
 
 from humanize._params import ParamsMixin
-
-
-class NotFittedError(RuntimeError):
-    """A learnable detector was asked to score before ``fit``."""
+from humanize.exceptions import NotFittedError  # noqa: F401  (defined there; importable here as before)
 
 
 def check_texts(detector: "Detector", texts, method: str = "score") -> list[str]:

@@ -22,6 +22,7 @@ from typing import Any, Optional, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
 from .base import Generation, Generator, Request, check_requests, check_sampling, report_usage
+from humanize.exceptions import EndpointError  # defined there; importable here as before
 
 __all__ = ["EndpointChat", "EndpointError", "DEFAULT_BASE_URL"]
 
@@ -35,19 +36,6 @@ _RETRY_STATUSES = frozenset({408, 409, 429})
 MAX_RETRY_AFTER = 120.0
 _SEED_MOD = 2 ** 31  # servers differ in seed width (llama.cpp: 32-bit); this range is accepted everywhere
 _LOCK = threading.Lock()
-
-
-class EndpointError(RuntimeError):
-    """A request to an endpoint failed: names the endpoint, the model, the HTTP status and the attempts.
-
-    ``status`` is None when no HTTP answer came (unreachable, timed out) or before any request.
-    The message never holds the API key.
-    """
-
-    def __init__(self, message: str, *, base_url: str, model: str, status: Optional[int] = None,
-                 attempts: int = 0):
-        super().__init__(message)
-        self.base_url, self.model, self.status, self.attempts = base_url, model, status, attempts
 
 
 class _Secret:

@@ -19,14 +19,11 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
+from humanize.exceptions import SplitGGUFError  # defined there; importable here as before
 
 __all__ = ["SplitGGUF", "join_parts", "SplitGGUFError"]
 
 _PART = re.compile(r"part(\d+)\.bin$")
-
-
-class SplitGGUFError(RuntimeError):
-    """The parts of a split GGUF are missing or do not join into the recorded file."""
 
 
 @dataclass(frozen=True)

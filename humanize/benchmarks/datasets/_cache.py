@@ -14,14 +14,11 @@ from pathlib import Path
 from typing import Callable
 from urllib.error import URLError
 from urllib.request import urlopen
+from humanize.exceptions import DatasetUnavailable  # defined there; importable here as before
 
 ENV_VAR = "HUMANIZE_CACHE"
 DEFAULT_CACHE = "~/.cache/humanize-bench"
 _CHUNK = 1 << 20
-
-
-class DatasetUnavailable(RuntimeError):
-    """A dataset is neither on disk nor downloadable (offline, not allowed, not found)."""
 
 
 def cache_dir(subdir: str | None = None) -> Path:

@@ -89,14 +89,13 @@ def run_batch(job: Job, state: Any, batch: list, attempts: int = 1) -> BatchOutc
 
 
 def run_errors() -> tuple:
-    """Errors that are about the run, not the document: a model or dataset that is not installed,
-    a bad configuration, a missing optional dependency. Raised where they happen (in a factory or
-    in ``apply``, where models load lazily), never reported as per-document failures."""
-    from humanize.benchmarks.attack_spec import ConfigError
-    from humanize.benchmarks.datasets import DatasetUnavailable
-    from humanize.models import ModelUnavailable
+    """Errors that are about the run, not the document (:class:`humanize.exceptions.RunError`: a
+    model or dataset that is not installed, a bad configuration, a plug-in; and a missing optional
+    dependency). Raised where they happen (in a factory or in ``apply``, where models load lazily),
+    never reported as per-document failures."""
+    from humanize.exceptions import RUN_ERRORS
 
-    return ConfigError, DatasetUnavailable, ModelUnavailable, ImportError
+    return RUN_ERRORS
 
 
 def is_run_error(err: BaseException) -> bool:
