@@ -188,6 +188,10 @@ class Registry:
         elif self._check is not None:
             self._check(name or where, obj)
 
+    def functions(self) -> tuple:
+        """``(register, available, resolve, get, origin)``: the module-level face of a registry."""
+        return self.register, self.available, self.resolve, self.get, self.origin
+
     def get(self, name: str, /, **params):
         """Build the object registered under ``name`` with ``params``."""
         cls = self.resolve(name)

@@ -53,8 +53,4 @@ RULE_BASED = (
 )
 
 _registry = Registry("attack", Attack, _REGISTRY, group="humanize.attacks")
-register = _registry.register
-available = _registry.available
-resolve = _registry.resolve
-get = _registry.get
-origin = _registry.origin
+register, available, resolve, get, origin = _registry.functions()

@@ -227,17 +227,10 @@ def _efficiency(attacks: pd.DataFrame, quality: pd.DataFrame | None, config) -> 
 
 
 def _versions() -> dict:
-    from importlib import metadata
+    """The versions of the packages the figures depend on, where the card is made (as a manifest records them)."""
+    from .manifest import package_versions
 
-    import humanize
-
-    out = {"humanize-bench": humanize.__version__}
-    for name in VERSIONED:
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            continue
-    return out
+    return package_versions(("humanize-bench", *VERSIONED))
 
 
 def _detector_provenance(spec) -> dict:

@@ -24,19 +24,23 @@ VERSIONED = ("humanize-bench", "torch", "transformers", "sentence-transformers",
              "ray")
 
 
-def _versions() -> dict:
+def package_versions(names=VERSIONED) -> dict:
+    """``{package: version}`` of the installed ``names`` (absent ones left out), with humanize's own."""
     from importlib import metadata
 
     import humanize
 
     out = {"humanize": humanize.__version__}
-    for name in VERSIONED:
+    for name in names:
         try:
             out[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             continue
-    out["python"] = platform.python_version()
     return out
+
+
+def _versions() -> dict:
+    return {**package_versions(), "python": platform.python_version()}
 
 
 def _origin(registry, name: str) -> str:

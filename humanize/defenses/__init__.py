@@ -22,11 +22,7 @@ _REGISTRY: dict = {
 }
 
 _registry = Registry("defense", Defense, _REGISTRY, group="humanize.defenses")
-register = _registry.register
-available = _registry.available
-resolve = _registry.resolve
-get = _registry.get
-origin = _registry.origin
+register, available, resolve, get, origin = _registry.functions()
 
 _CLASSES = _registry_exports(_REGISTRY)
 

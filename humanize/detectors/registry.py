@@ -36,8 +36,4 @@ _REGISTRY: dict[str, "str | type[Detector]"] = {
 }
 
 _registry = Registry("detector", Detector, _REGISTRY, group="humanize.detectors")
-register = _registry.register
-available = _registry.available
-resolve = _registry.resolve
-get = _registry.get
-origin = _registry.origin
+register, available, resolve, get, origin = _registry.functions()

@@ -47,11 +47,7 @@ class PairMeter(ParamsMixin):
 
 _REGISTRY: dict = {}
 _registry = Registry("quality meter", PairMeter, _REGISTRY, group="humanize.meters")
-register = _registry.register
-available = _registry.available
-resolve = _registry.resolve
-get = _registry.get
-origin = _registry.origin
+register, available, resolve, get, origin = _registry.functions()
 
 
 def _one(item: Any, where: str) -> PairMeter:
