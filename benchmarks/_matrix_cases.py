@@ -228,7 +228,7 @@ def float_oracle(lo=-math.inf, hi=math.inf, nan_ok=True, equal=None):
 
 def train_set(ctx):
     def make():
-        from humanize.benchmarks.datasets import load_dataset
+        from humanize.benchmarks.data import load_dataset
 
         df = load_dataset("demo")
         df = df[df["attack"].fillna("none") == "none"]

@@ -92,7 +92,7 @@ def config_oracle(label: str, want=None, valid: bool = False):
 
 
 def _validated(data):
-    from humanize.benchmarks.config import config_from_dict
+    from humanize.benchmarks.runner.config import config_from_dict
 
     cfg = config_from_dict(data)
     cfg.validate()
@@ -205,7 +205,7 @@ def _runconfig_cases(add) -> None:
         def run(ctx):
             import dataclasses
 
-            from humanize.benchmarks.config import AttackSpec, DetectorSpec, RunConfig
+            from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfig
 
             cfg = RunConfig(dataset="demo", n=8, attacks=[AttackSpec("homoglyph")],
                             detectors=[DetectorSpec("surface_probe")], quality=False)
@@ -253,7 +253,7 @@ def _load_config_cases(add) -> None:
     ]
     for label, name, text, names, expect in files:
         def call(ctx, name=name, text=text):
-            from humanize.benchmarks.config import load_config
+            from humanize.benchmarks.runner.config import load_config
 
             path = ctx.path(name)
             with open(path, "wb") as fh:
@@ -272,12 +272,12 @@ def _load_config_cases(add) -> None:
                  oracle=config_oracle(label, want, valid=expect == "result"), quick=label.startswith("invalid")))
 
     def missing(ctx):
-        from humanize.benchmarks.config import load_config
+        from humanize.benchmarks.runner.config import load_config
 
         return load_config(os.path.join(ctx.tmp, "missing-matrix.toml"))
 
     def directory(ctx):
-        from humanize.benchmarks.config import load_config
+        from humanize.benchmarks.runner.config import load_config
 
         path = ctx.path("dir-matrix.toml")
         os.makedirs(path)
@@ -287,4 +287,4 @@ def _load_config_cases(add) -> None:
     add(Case("config", "load_config(a directory)", directory, "error", ("dir-matrix.toml",)))
     for label, arg, names in (("5", 5, ("int", "path")), ("None", None, ("None", "path"))):
         add(Case("config", f"load_config({label})", lambda ctx, a=arg: __import__(
-            "humanize.benchmarks.config").benchmarks.config.load_config(a), "error", names))
+            "humanize.benchmarks.runner.config").benchmarks.config.load_config(a), "error", names))

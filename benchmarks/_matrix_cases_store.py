@@ -18,7 +18,7 @@ from _matrix_core import Case, Skip
 # -- fixtures ------------------------------------------------------------------------------------
 
 def run_dict(data):
-    from humanize.benchmarks.config import config_from_dict
+    from humanize.benchmarks.runner.config import config_from_dict
     from humanize.benchmarks.runner import run
 
     return run(config_from_dict(data), progress=False)
@@ -263,7 +263,7 @@ def runner_cases(add) -> None:
 # -- results store -------------------------------------------------------------------------------
 
 def _store(path):
-    from humanize.benchmarks.store import ResultsStore
+    from humanize.benchmarks.runner.store import ResultsStore
 
     return ResultsStore(path)
 
@@ -386,5 +386,5 @@ def store_cases(add) -> None:
             s.put_scores("k", [("h", "x")])
             return s.scores("k", ["h"])
     case("put_scores with a str score", bad_score, "error", ("score",))
-    case("text_hash(lone surrogate)", lambda ctx: __import__("humanize.benchmarks.store").benchmarks.store.text_hash(
+    case("text_hash(lone surrogate)", lambda ctx: __import__("humanize.benchmarks.runner.store").benchmarks.store.text_hash(
         "a\ud800b"), "result", oracle=lambda h, w: None if isinstance(h, str) and h else f"{h!r}")

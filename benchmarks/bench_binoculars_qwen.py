@@ -23,7 +23,7 @@ def main(argv=None) -> int:
     from sklearn.metrics import roc_auc_score
 
     from humanize import detectors
-    from humanize.benchmarks.datasets import load_dataset
+    from humanize.benchmarks.data import load_dataset
 
     df = load_dataset("demo")
     df = df[df["attack"].fillna("none") == "none"]

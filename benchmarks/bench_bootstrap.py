@@ -12,7 +12,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from humanize.benchmarks.protocols import evaluate
+from humanize.benchmarks.evaluation import evaluate
 
 
 def frame(n: int, domains: int = 8, attacks=("a", "b", "c", "d"), seed: int = 0) -> pd.DataFrame:

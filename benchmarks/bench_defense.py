@@ -31,10 +31,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import pandas as pd  # noqa: E402
 
 from humanize import attacks, detectors  # noqa: E402
-from humanize.benchmarks.datasets import load_dataset  # noqa: E402
-from humanize.benchmarks.datasets.split import in_train_split  # noqa: E402
-from humanize.benchmarks.protocols import evaluate  # noqa: E402
-from humanize.benchmarks.report import defense_table, render_markdown  # noqa: E402
+from humanize.benchmarks.data import load_dataset  # noqa: E402
+from humanize.benchmarks.data.split import in_train_split  # noqa: E402
+from humanize.benchmarks.evaluation import evaluate  # noqa: E402
+from humanize.benchmarks.reporting.report import defense_table, render_markdown  # noqa: E402
 from humanize.defenses import get as get_defense  # noqa: E402
 
 ATTACKS = ("homoglyph", "zero_width_space", "whitespace", "upper_lower")  # RAID's θ: 1.0, 1.0, 0.2, 0.05

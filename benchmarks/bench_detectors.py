@@ -36,7 +36,7 @@ def main(argv=None) -> int:
     import torch
     from sklearn.metrics import roc_auc_score
 
-    from humanize.benchmarks.datasets import load_demo
+    from humanize.benchmarks.data import load_demo
     from humanize.detectors import lm_stats
     from humanize.detectors.fast_detectgpt import FastDetectGPT
     from humanize.detectors.metric import GLTR, LRR, Entropy, LogLikelihood, LogRank, Rank

@@ -18,7 +18,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from humanize.benchmarks.protocols import evaluate
+from humanize.benchmarks.evaluation import evaluate
 
 
 def frame(n_machine: int = 450, n_human: int = 450, n_attacks: int = 9, n_rates: int = 20,

@@ -44,7 +44,7 @@ MEASURED = ["wall_s", "cpu_s", "peak_rss_mb", "peak_gpu_mb", "machine", "cost_so
 
 
 def _demo_config(args):
-    from humanize.benchmarks.config import demo_config
+    from humanize.benchmarks.runner.config import demo_config
 
     config = demo_config(n=args.demo_n)
     config.quality = bool(args.quality)
@@ -53,7 +53,7 @@ def _demo_config(args):
 
 def _grid_config(args):
     from humanize.attacks import RULE_BASED
-    from humanize.benchmarks.config import AttackSpec, DetectorSpec, RunConfig
+    from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfig
 
     rates = [float(r) for r in args.rates.split(",")]
     return RunConfig(dataset="demo", n=args.grid_n, seed=0, quality=False, n_boot=0,
@@ -93,8 +93,8 @@ class _StageClock:
 
 def _child(executor: str, config_path: str) -> None:
     """One run in this (fresh) process."""
-    from humanize.benchmarks.config import config_from_stored
-    from humanize.benchmarks.executors import get_executor
+    from humanize.benchmarks.runner.config import config_from_stored
+    from humanize.benchmarks.runner.executors import get_executor
     from humanize.benchmarks.runner import run
 
     with open(config_path) as f:
@@ -126,8 +126,8 @@ def _compare(db_a: str, db_b: str) -> dict[str, str]:
     """Per table: 'identical' or what differs."""
     import pandas as pd
 
-    from humanize.benchmarks.documents import run_documents
-    from humanize.benchmarks.store import ResultsStore
+    from humanize.benchmarks.reporting.documents import run_documents
+    from humanize.benchmarks.runner.store import ResultsStore
 
     out = {}
     with ResultsStore(db_a) as a, ResultsStore(db_b) as b:

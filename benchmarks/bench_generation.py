@@ -77,7 +77,7 @@ def main(argv=None) -> int:
 
     import torch
 
-    from humanize.benchmarks.datasets import load_demo
+    from humanize.benchmarks.data import load_demo
     from humanize.generation.local import LocalChat
 
     if args.threads:

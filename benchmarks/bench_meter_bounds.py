@@ -27,7 +27,7 @@ SIZES = (1_000, 10_000, 40_000, 100_000, 100_001, 1_000_000, 10_000_000)
 
 def make_pair(n_chars: int) -> tuple[str, str]:
     """``n_chars`` characters of demo-set text, and a copy with every 7th word dropped."""
-    from humanize.benchmarks.datasets import load_demo
+    from humanize.benchmarks.data import load_demo
 
     base = " ".join(t for t in load_demo()["generation"].astype(str) if t.strip())
     text = (base * (n_chars // len(base) + 1))[:n_chars]

@@ -25,7 +25,7 @@ from pathlib import Path
 
 def demo_texts(n: int) -> list[str]:
     try:
-        from humanize.benchmarks.datasets import load_demo
+        from humanize.benchmarks.data import load_demo
 
         frame = load_demo()
         texts = frame["generation"].astype(str).tolist()

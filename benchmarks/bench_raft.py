@@ -95,7 +95,7 @@ def main(argv=None) -> int:
     import torch
 
     from humanize.attacks.wordsub import (RAFT, NotStopword, ProposalOrder, VectorNeighbours, WordSubstitution)
-    from humanize.benchmarks.datasets import load_demo
+    from humanize.benchmarks.data import load_demo
 
     if args.threads:
         torch.set_num_threads(args.threads)

@@ -34,7 +34,7 @@ def main() -> int:
     from sklearn.metrics import roc_auc_score
 
     from humanize import attacks, detectors
-    from humanize.benchmarks.datasets import load_demo
+    from humanize.benchmarks.data import load_demo
     from humanize.quality.similarity import semantic_similarity
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

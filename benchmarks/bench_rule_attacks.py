@@ -46,7 +46,7 @@ sys.path[:0] = [str(_HERE.parent), str(_HERE)]
 from _raid_reference import REFERENCES, RaidReference, locate_repo  # noqa: E402
 
 from humanize import attacks  # noqa: E402
-from humanize.benchmarks.datasets import load_demo  # noqa: E402
+from humanize.benchmarks.data import load_demo  # noqa: E402
 
 CLOCKS = {"perf_counter": time.perf_counter, "process_time": time.process_time}
 FLOOR_ALL = 1.0

@@ -63,7 +63,7 @@ def _run_demo(n: int, out: Path, shared: bool) -> dict:
 
 
 def _tables(db: Path) -> dict[str, pd.DataFrame]:
-    from humanize.benchmarks.store import ResultsStore
+    from humanize.benchmarks.runner.store import ResultsStore
 
     with ResultsStore(db, readonly=True) as store:
         return store.run_tables()

@@ -31,7 +31,7 @@ import time
 
 
 def _texts(n: int, words: int) -> list[str]:
-    from humanize.benchmarks.datasets import load_demo
+    from humanize.benchmarks.data import load_demo
 
     gen = load_demo().query("label == 'machine'")["generation"].tolist()
     long_enough = [t for t in gen if len(t.split()) >= words]

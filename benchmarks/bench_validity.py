@@ -34,8 +34,8 @@ import time
 
 import pandas as pd
 
-from humanize.benchmarks import report
-from humanize.benchmarks.config import AttackSpec, DetectorSpec, RunConfig
+from humanize.benchmarks.reporting import report
+from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfig
 from humanize.benchmarks.runner import run
 
 #: What each attack's parameters were before issue #19 (candidates, validity check, sentence floor)
@@ -73,7 +73,7 @@ def attack_specs(train: dict, which: list[str] | None) -> list[tuple[str, Attack
 
 
 def validity_table(quality: pd.DataFrame, order: list[str]) -> pd.DataFrame:
-    """Pooled validity shares per attack label (the report's :func:`~humanize.benchmarks.report.validity_table`),
+    """Pooled validity shares per attack label (the report's :func:`~humanize.benchmarks.reporting.report.validity_table`),
     with the mean cosine (and entailment) beside them."""
     pooled = report.validity_table(quality)
     t = pooled[["swaps_per_doc", *(f"share_{c}" for c in CLASSES)]].astype(float)

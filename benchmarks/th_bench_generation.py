@@ -35,7 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from th_bench_wordsub import run_and_print  # noqa: E402  (the same run and layouts as the word-substitution one)
 
 from humanize.attacks.generation.toblend import SMOLLM2_GEMMA  # noqa: E402
-from humanize.benchmarks.config import AttackSpec  # noqa: E402
+from humanize.benchmarks.runner.config import AttackSpec  # noqa: E402
 from humanize.models import DEFAULT_CAUSAL_LM, DEFAULT_CHAT_LM  # noqa: E402
 
 CHAT = DEFAULT_CHAT_LM

@@ -27,7 +27,7 @@ import time
 
 import pandas as pd
 
-from humanize.benchmarks.config import AttackSpec, DetectorSpec, RunConfig
+from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfig
 from humanize.benchmarks.runner import run
 
 

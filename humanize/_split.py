@@ -8,7 +8,7 @@ sees a document the run tests on, whatever sample of the dataset either draws.
 
 Both live here, below the attacks, so that the benchmarks (the runner) and the
 attack layer's training sets use one rule without the attacks importing the
-benchmarks (``humanize.benchmarks.datasets.split`` and ``humanize.benchmarks.attack_spec``
+benchmarks (``humanize.benchmarks.data.split`` and ``humanize.benchmarks.runner.attack_spec``
 re-export them).
 """
 from __future__ import annotations

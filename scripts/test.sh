@@ -14,6 +14,12 @@ if [ "${HUMANIZE_FRESH_CACHES:-0}" = 1 ]; then
 fi
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 cd "$ROOT"
+# HUMANIZE_LINT_IMPORTS=1 (.ci/run) first checks the layer contract ([tool.importlinter] in pyproject.toml):
+# a module importing a layer above its own fails the run before any test.
+if [ "${HUMANIZE_LINT_IMPORTS:-0}" = 1 ]; then
+  echo "[test] lint-imports: the layer contract" >&2
+  "$VENV/bin/lint-imports" --no-cache
+fi
 # Offline: fail fast on hub ids instead of retrying (these machines reach no model hub).
 export HF_HUB_OFFLINE=1
 if [ -z "$fresh" ]; then

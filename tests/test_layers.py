@@ -53,12 +53,12 @@ def upward(source: str, module: str, forbidden: tuple, is_package: bool = False)
 
 def test_the_checker_sees_every_spelling_of_an_upward_import():
     bad = textwrap.dedent("""
-        import humanize.benchmarks.config
-        from humanize.benchmarks.datasets import load_dataset
+        import humanize.benchmarks.runner.config
+        from humanize.benchmarks.data import load_dataset
         from humanize import benchmarks
         from ...benchmarks import runner
         from ... import cli
-        importlib.import_module("humanize.benchmarks.targets")
+        importlib.import_module("humanize.benchmarks.runner.targets")
         REGISTRY = {"x": "humanize.cli.main:main"}
     """)
     found = upward(bad, "humanize.attacks.wordsub.raft", ABOVE["humanize/attacks"])
@@ -137,8 +137,8 @@ def test_attacks_and_detectors_run_without_the_benchmarks():
 
 def test_the_split_rules_moved_below_the_attacks_keep_their_names_and_values():
     from humanize import _split
-    from humanize.benchmarks import attack_spec, config
-    from humanize.benchmarks.datasets import split
+    from humanize.benchmarks.runner import attack_spec, config
+    from humanize.benchmarks.data import split
 
     assert split.in_train_split is _split.in_train_split
     assert config.sampling_seed is attack_spec.sampling_seed is _split.sampling_seed

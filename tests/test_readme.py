@@ -44,7 +44,7 @@ def test_readme_toml_configs_parse_and_validate():
     except ModuleNotFoundError:  # Python 3.10
         import tomli as tomllib
 
-    from humanize.benchmarks.config import config_from_dict
+    from humanize.benchmarks.runner.config import config_from_dict
 
     text = README.read_text(encoding="utf-8")
     blocks = [b for b in re.findall(r"```toml\n(.*?)```", text, re.S) if "[[attacks]]" in b]

@@ -1,4 +1,12 @@
-"""Benchmarks: datasets (loaders to RAID-schema rows), protocols, runner, report and plots.
+"""Benchmarks, in subpackages with one job each (arrows point down only):
+
+- :mod:`.reporting` (reports, plots, cards, documents, exports) and :mod:`.audits` (dataset audits,
+  artifact reliance): read a run;
+- :mod:`.runner`: configure and carry out a run (config, jobs, stages, executors, store, manifest);
+- :mod:`.data` (datasets as RAID-schema rows) and :mod:`.evaluation` (protocols and statistics).
+
+The modules' old paths (``humanize.benchmarks.config``, ``.datasets``, ``.protocols``, ...) still
+import, with a :class:`DeprecationWarning` naming the new one (:mod:`._moved`), for one release.
 
 Importing this package installs the resolver of dataset-named training sets
 (``train="demo"``) that the attacks reach through :mod:`humanize._providers`,
@@ -15,7 +23,7 @@ from humanize._providers import set_training_sets
 
 def _dataset_training_set(spec, seed, owner):
     """The installed resolver: :func:`.targets.dataset_training_set` (pandas and the loaders load on first use)."""
-    from .targets import dataset_training_set
+    from .runner.targets import dataset_training_set
 
     return dataset_training_set(spec, seed, owner)
 
@@ -23,19 +31,19 @@ def _dataset_training_set(spec, seed, owner):
 set_training_sets(_dataset_training_set)
 
 _EXPORTS = {
-    "build_target": "targets",
-    "dataset_training_set": "targets",
-    "reliance_for_run": "reliance_run",
+    "build_target": "runner.targets",
+    "dataset_training_set": "runner.targets",
+    "reliance_for_run": "audits.reliance_run",
     # the runner's face: configure and run a benchmark from Python
-    "AttackSpec": "config",
-    "DetectorSpec": "config",
-    "DefenseSpec": "config",
-    "RunConfig": "config",
-    "load_config": "config",
+    "AttackSpec": "runner.config",
+    "DetectorSpec": "runner.config",
+    "DefenseSpec": "runner.config",
+    "RunConfig": "runner.config",
+    "load_config": "runner.config",
     "run": "runner",
     "RunResult": "runner",
-    "build_report": "report",
-    "load_dataset": "datasets",
+    "build_report": "reporting.report",
+    "load_dataset": "data",
 }
 __all__ = list(_EXPORTS)
 

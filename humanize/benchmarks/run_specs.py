@@ -1,86 +1,9 @@
-"""What a run configuration says beyond its attacks and detectors: the test-time defenses it
-applies (:mod:`humanize.defenses`, issue #12 §3) and what each worker of its jobs needs on a
-cluster (issue #13 §1). Checked before any work, with a :class:`ConfigError` naming the key."""
+"""Moved to :mod:`humanize.benchmarks.runner.run_specs`: this old path warns and goes in the next release."""
+import importlib
+import sys
+import warnings
 
-from __future__ import annotations
+from humanize.benchmarks._moved import message
 
-from dataclasses import dataclass, field
-
-from .attack_spec import ConfigError, is_number, show
-
-#: What one worker of a job may ask of a cluster (Ray's names; ``num_gpus`` may be a fraction).
-RESOURCE_KEYS = ("num_cpus", "num_gpus", "memory")
-#: Jobs a ``resources`` entry may name besides attack labels and detectors: every rule attack
-#: (``task``), every model job (``model``), the quality meters and the defenses.
-RESOURCE_GROUPS = ("task", "model", "quality", "defense")
-#: Run keys that say how the work is carried out, not what it computes: never part of the run id.
-EXECUTION_KEYS = ("executor", "ray_address", "max_retries", "resources", "plugins")
-
-
-@dataclass
-class DefenseSpec:
-    """A test-time defense (:mod:`humanize.defenses`) applied to every scored text."""
-
-    name: str
-    params: dict = field(default_factory=dict)
-
-
-def check_defenses(defenses: list) -> None:
-    """Every defense is a known name with parameters its constructor accepts, configured once."""
-    if not defenses:
-        return
-    from humanize.defenses import get as get_defense
-    from humanize.defenses import resolve as resolve_defense
-
-    seen = set()
-    for spec in defenses:
-        if not isinstance(spec, DefenseSpec):
-            raise ConfigError(f"each defense must be a DefenseSpec, got {show(spec)}")
-        if not isinstance(spec.name, str):
-            raise ConfigError(f"defense name must be a str, got {show(spec.name)}")
-        try:
-            resolve_defense(spec.name)
-        except (TypeError, ValueError) as err:
-            raise ConfigError(str(err)) from None
-        if spec.name in seen:
-            raise ConfigError(f"defense {spec.name!r} is configured twice; a run applies each defense once")
-        seen.add(spec.name)
-        if not isinstance(spec.params, dict):
-            raise ConfigError(f"defense {spec.name!r}: params must be a table, got {show(spec.params)}")
-        try:
-            get_defense(spec.name, **spec.params)
-        except (TypeError, ValueError) as err:
-            raise ConfigError(f"defense {spec.name!r}: {err}") from None
-
-
-def check_resources(resources: dict) -> None:
-    """Each entry: a job with the resources one of its workers needs (:data:`RESOURCE_KEYS`)."""
-    for target, table in resources.items():
-        if not isinstance(target, str) or not isinstance(table, dict):
-            raise ConfigError(f"resources: each entry is a job name with a table of {', '.join(RESOURCE_KEYS)}, "
-                              f"got {show(target)} = {show(table)}")
-        for key, value in table.items():
-            problem = resource_problem(key, value)
-            if problem:
-                raise ConfigError(f"resources.{target}: {problem}")
-
-
-def resource_problem(key, value) -> str | None:
-    """What is wrong with one resource entry of a worker (Ray's names), or None."""
-    if key not in RESOURCE_KEYS:
-        return f"unknown resource {key!r}; valid: {', '.join(RESOURCE_KEYS)}"
-    if not is_number(value) or not value >= 0:
-        return f"{key} must be a number >= 0, got {show(value)}"
-    if key == "num_gpus" and value > 1 and value != int(value):
-        return f"num_gpus above 1 must be a whole number (only single GPUs are shared), got {show(value)}"
-    if key == "memory" and value != int(value):
-        return f"memory is a number of bytes (a whole number), got {show(value)}"
-    return None
-
-
-def check_resource_targets(resources: dict, attack_labels: list[str], detectors: list[str]) -> None:
-    """Every ``resources`` entry names a job of the run."""
-    unknown = sorted(set(resources) - {*RESOURCE_GROUPS, *attack_labels, *detectors})
-    if unknown:
-        raise ConfigError(f"resources: no job named {unknown}; valid: {', '.join(RESOURCE_GROUPS)}, an attack label "
-                          f"({', '.join(attack_labels)}) or a detector ({', '.join(detectors)})")
+warnings.warn(message(__name__, "humanize.benchmarks.runner.run_specs"), DeprecationWarning, stacklevel=2)
+sys.modules[__name__] = importlib.import_module("humanize.benchmarks.runner.run_specs")

@@ -1,87 +1,9 @@
-"""The result tables of a run, from what its stages produced: scores (per defense), metrics
-(the protocols of :func:`humanize.benchmarks.protocols.evaluate`, per defense), cost and failures."""
+"""Moved to :mod:`humanize.benchmarks.runner.run_tables`: this old path warns and goes in the next release."""
+import importlib
+import sys
+import warnings
 
-from __future__ import annotations
+from humanize.benchmarks._moved import message
 
-import pandas as pd
-
-from .store import text_hash
-
-CLEAN = "none"
-#: The cost columns of the run's cost table, as stored per attack output.
-COST_COLUMNS = ("wall_s", "cpu_s", "peak_rss_mb", "peak_gpu_mb", "tokens_in", "tokens_out", "queries")
-#: Counts an attack reports in ``AttackResult.info`` that the cost table carries per document.
-INFO_COUNTS = ("detector_queries", "llm_tokens_in", "llm_tokens_out")
-
-
-def score_rows(every: pd.DataFrame, scores: dict[str, dict], defended: dict[str, dict]) -> pd.DataFrame:
-    """The long score table: one row per (defense, detector, text of ``every``), ``defense`` "none"
-    first (the undefended texts), then each defense's rows, where each text is replaced by the
-    defense's output for it (a text the defense failed on scores NaN)."""
-    parts = []
-    for defense, outputs in [(CLEAN, None), *defended.items()]:
-        if outputs is None:
-            hashes = every["text_hash"]
-        else:
-            out_hash = {h: text_hash(t) for h, t in outputs.items()}
-            hashes = every["text_hash"].map(out_hash)
-        for det, by_hash in scores.items():
-            part = every.copy()
-            part["detector"] = det
-            part["score"] = hashes.map(by_hash)
-            part["defense"] = defense
-            parts.append(part)
-    return pd.concat(parts, ignore_index=True).drop(columns=["text_hash"])
-
-
-def evaluate_defenses(score_table: pd.DataFrame, config) -> pd.DataFrame:
-    """:func:`~humanize.benchmarks.protocols.evaluate` on each defense's rows, concatenated with a
-    ``defense`` column; the "none" rows are exactly the metrics of a run without defenses."""
-    from .config import sampling_seed
-    from .protocols import evaluate
-
-    out = []
-    for defense in dict.fromkeys(score_table["defense"]):
-        rows = score_table[score_table["defense"] == defense].drop(columns=["defense"])
-        metrics = evaluate(rows, fprs=config.fprs, per_domain=config.per_domain, pair_key="adv_source_id",
-                           nan_policy="omit", seed=sampling_seed(config.seed), n_boot=config.n_boot,
-                           confidence=config.confidence)
-        metrics["defense"] = defense
-        out.append(metrics)
-    return pd.concat(out, ignore_index=True)
-
-
-def cost_rows(outputs: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """Per attack output: its measured (or cached) cost, counts and input size."""
-    if not outputs:
-        return pd.DataFrame()
-    cols = ["attack", "id", "rate", *COST_COLUMNS, *INFO_COUNTS, "n_edits", "cost_source", "machine"]
-    table = pd.concat([f[[*cols, "input_hash", "original"]] for f in outputs.values()], ignore_index=True)
-    # every attack of a run has the same inputs: measure each input once
-    inputs = table.drop_duplicates("input_hash").set_index("input_hash")["original"]
-    table["chars_in"] = table["input_hash"].map(inputs.str.len())
-    table["words_in"] = table["input_hash"].map(inputs.str.split().str.len())
-    return table.drop(columns=["input_hash", "original"])
-
-
-def mixed_machines(cost: pd.DataFrame) -> list[str]:
-    """A warning when the cost rows were measured on more than one kind of machine."""
-    if "machine" not in cost.columns:
-        return []
-    machines = sorted({str(m) for m in cost["machine"] if isinstance(m, str) and m})
-    unknown = int(sum(not (isinstance(m, str) and m) for m in cost["machine"]))
-    if len(machines) + (unknown > 0) <= 1:
-        return []
-    parts = [f"{int((cost['machine'] == m).sum())} rows on {m!r}" for m in machines]
-    if unknown:
-        parts.append(f"{unknown} rows on an unrecorded machine")
-    return [f"the cost table mixes machines ({'; '.join(parts)}): compare times and memory only within "
-            f"one machine (column 'machine')"]
-
-
-def failure_rows(failures: list, ids: dict[str, str]) -> pd.DataFrame:
-    return pd.DataFrame({
-        "job": [f.job for f in failures], "key": [f.key for f in failures],
-        "id": [ids.get(f.key) for f in failures], "error": [f.error for f in failures],
-        "attempts": [f.attempts for f in failures],
-    })
+warnings.warn(message(__name__, "humanize.benchmarks.runner.run_tables"), DeprecationWarning, stacklevel=2)
+sys.modules[__name__] = importlib.import_module("humanize.benchmarks.runner.run_tables")

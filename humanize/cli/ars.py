@@ -24,7 +24,7 @@ def _fail(message: str) -> int:
 
 
 def _rows(args):
-    from humanize.benchmarks.datasets import load_dataset
+    from humanize.benchmarks.data import load_dataset
     from humanize.cli.main import _parse_value
 
     filters = {}
@@ -44,14 +44,14 @@ def _rows(args):
 
 
 def _compute(args):
-    from humanize.benchmarks.reliance import RelianceResult, artifact_reliance
-    from humanize.benchmarks.reliance_run import reliance_for_run
+    from humanize.benchmarks.audits.reliance import RelianceResult, artifact_reliance
+    from humanize.benchmarks.audits.reliance_run import reliance_for_run
     from humanize.cli.main import _parse_spec
 
     options = dict(by=tuple(args.by), threshold=args.threshold, max_per_class=args.max_per_class or None)
     specs = [_parse_spec(d) for d in args.detector or []]
     if args.db:
-        from humanize.benchmarks.config import DetectorSpec
+        from humanize.benchmarks.runner.config import DetectorSpec
 
         dets = [DetectorSpec(n, p) for n, p in specs] or None
         extra = {k: getattr(args, k) for k in ("fpr", "n_boot") if getattr(args, k) is not None}
@@ -74,7 +74,7 @@ def _compute(args):
 
 
 def _cmd_ars(args) -> int:
-    from humanize.benchmarks.report import export_report
+    from humanize.benchmarks.reporting.report import export_report
     from humanize.cli.main import _expected_errors, _quiet_model_loading
 
     if args.db and (args.dataset or args.path or args.filter):

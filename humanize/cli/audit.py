@@ -1,6 +1,6 @@
 """``humanize-bench audit DATASET``: does a dataset carry a content-free cue that separates its
 classes? The surface probe audit of the artifact-reliance paper (§4.1, Table 1), per subset and
-overall, with the features that separate best (:mod:`humanize.benchmarks.audit`)."""
+overall, with the features that separate best (:mod:`humanize.benchmarks.audits.audit`)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ _SHOWN = ("probe_f1", "probe_auroc", "norm_f1", "delta_f1", "fmt_auroc", "len_au
 
 
 def _load_rows(args):
-    from humanize.benchmarks.datasets import available_datasets, load_dataset
-    from humanize.benchmarks.datasets.files import FORMATS
+    from humanize.benchmarks.data import available_datasets, load_dataset
+    from humanize.benchmarks.data.files import FORMATS
     from humanize.cli.main import _parse_value
 
     filters = {}
@@ -61,8 +61,8 @@ def _shown(table):
 def _cmd_audit(args) -> int:
     import pandas as pd
 
-    from humanize.benchmarks.audit import audit_dataset
-    from humanize.benchmarks.report import export_report
+    from humanize.benchmarks.audits.audit import audit_dataset
+    from humanize.benchmarks.reporting.report import export_report
     from humanize.cli.main import _expected_errors, _one_line
 
     try:

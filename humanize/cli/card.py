@@ -30,9 +30,9 @@ def add_parser(subparsers) -> None:
 
 
 def run_card(args) -> int:
-    from humanize.benchmarks.card import robustness_cards, save_cards
-    from humanize.benchmarks.documents_page import write_documents_page
-    from humanize.benchmarks.store import ResultsStore
+    from humanize.benchmarks.reporting.card import robustness_cards, save_cards
+    from humanize.benchmarks.reporting.documents_page import write_documents_page
+    from humanize.benchmarks.runner.store import ResultsStore
     from humanize.cli.main import _expected_errors, _one_line
 
     if not Path(args.db).is_file():

@@ -1,6 +1,6 @@
 """``humanize-bench export``: a stored run's tables, documents and edits as Parquet, CSV or JSON Lines.
 
-Calls :func:`humanize.benchmarks.export.export_run` and prints each written path, one a line.
+Calls :func:`humanize.benchmarks.reporting.export.export_run` and prints each written path, one a line.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ def _fail(err) -> int:
 
 
 def _cmd_export(args) -> int:
-    from humanize.benchmarks.documents import run_config
-    from humanize.benchmarks.export import export_run
-    from humanize.benchmarks.store import ResultsStore
+    from humanize.benchmarks.runner.manifest import run_config
+    from humanize.benchmarks.reporting.export import export_run
+    from humanize.benchmarks.runner.store import ResultsStore
     from humanize.cli.main import _expected_errors
 
     if not Path(args.db).is_file():
@@ -39,7 +39,7 @@ def _cmd_export(args) -> int:
 
 
 def add_parser(subparsers) -> None:
-    from humanize.benchmarks.export import FORMATS
+    from humanize.benchmarks.reporting.export import FORMATS
     from humanize.cli.main import DEFAULT_OUT
 
     p = subparsers.add_parser(

@@ -45,7 +45,7 @@ def _print_tables(report: dict[str, pd.DataFrame]) -> None:
 
 
 def _config_from_args(args):
-    from humanize.benchmarks.config import AttackSpec, DefenseSpec, DetectorSpec, RunConfig, load_config
+    from humanize.benchmarks.runner.config import AttackSpec, DefenseSpec, DetectorSpec, RunConfig, load_config
 
     cfg = load_config(args.config) if args.config else RunConfig()
     if getattr(args, "plugin", None):
@@ -101,7 +101,7 @@ def _expected_errors() -> tuple:
 
 
 def _cmd_run(args) -> int:
-    from humanize.benchmarks.report import build_report
+    from humanize.benchmarks.reporting.report import build_report
     from humanize.benchmarks.runner import run
 
     _quiet_model_loading()
@@ -123,7 +123,7 @@ def _cmd_run(args) -> int:
 
 def _load_tables(db: str, run_id: str | None):
     """A stored run's tables, read without writing (the store may sit on a read-only disk)."""
-    from humanize.benchmarks.store import ResultsStore, StoreError
+    from humanize.benchmarks.runner.store import ResultsStore, StoreError
 
     if not Path(db).exists():
         raise SystemExit(f"humanize-bench: no results database at {db!r}; run `humanize-bench run` first")
@@ -135,7 +135,7 @@ def _load_tables(db: str, run_id: str | None):
 
 
 def _cmd_report(args) -> int:
-    from humanize.benchmarks.report import build_report, export_report
+    from humanize.benchmarks.reporting.report import build_report, export_report
 
     report = build_report(_load_tables(args.db, args.run), fpr=args.fpr)
     _print_tables(report)
@@ -146,7 +146,7 @@ def _cmd_report(args) -> int:
 
 
 def _cmd_plot(args) -> int:
-    from humanize.benchmarks.plots import plot_all
+    from humanize.benchmarks.reporting.plots import plot_all
 
     paths = plot_all(_load_tables(args.db, args.run), args.out, formats=args.format)
     for p in paths:
@@ -155,9 +155,9 @@ def _cmd_plot(args) -> int:
 
 
 def _cmd_demo(args) -> int:
-    from humanize.benchmarks.config import demo_config
-    from humanize.benchmarks.plots import plot_all
-    from humanize.benchmarks.report import build_report, export_report
+    from humanize.benchmarks.runner.config import demo_config
+    from humanize.benchmarks.reporting.plots import plot_all
+    from humanize.benchmarks.reporting.report import build_report, export_report
     from humanize.benchmarks.runner import run
 
     _quiet_model_loading()
@@ -165,7 +165,7 @@ def _cmd_demo(args) -> int:
     cfg = demo_config(n=args.n, seed=args.seed, db=str(out / "demo.sqlite"))
     cfg.executor, cfg.ray_address = args.executor or cfg.executor, args.ray_address
     if args.defense:
-        from humanize.benchmarks.config import DefenseSpec
+        from humanize.benchmarks.runner.config import DefenseSpec
 
         cfg.defenses = [DefenseSpec(n, p) for n, p in map(_parse_spec, args.defense)]
     print(f"humanize-bench demo: {len(cfg.attacks)} rule-based attacks x {len(cfg.detectors)} offline detectors "
@@ -186,7 +186,7 @@ def _cmd_demo(args) -> int:
 
 
 def _cmd_tour(args) -> int:
-    from humanize.benchmarks.attack_tour import mark_edits, run_attack_tour
+    from humanize.benchmarks.reporting.attack_tour import mark_edits, run_attack_tour
 
     try:
         tour = run_attack_tour(names=args.attacks, n=args.n, seed=args.seed)
@@ -234,7 +234,7 @@ def _cmd_attack(args) -> int:
 
 def _cmd_list(args) -> int:
     from humanize import attacks, defenses, detectors
-    from humanize.benchmarks import datasets
+    from humanize.benchmarks import data as datasets
 
     try:
         _load_plugin_args(args)

@@ -80,7 +80,7 @@ def sentence_groups(text: str, size: int, fits: Optional[Callable[[str], bool]] 
     is cut at whitespace into pieces that do, and a group is closed early when the next
     sentence would not fit in it. The text between two groups (whitespace) is in none.
     """
-    from humanize.attacks._text import sentence_spans
+    from humanize.text import sentence_spans
 
     units = sentence_spans(text)
     if not units and text.strip():

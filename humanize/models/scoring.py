@@ -14,13 +14,14 @@ detectors fill (:mod:`humanize.detectors.lm_stats`), and
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import threading
 from collections import OrderedDict
 from typing import Optional, Sequence
 
 import numpy as np
+
+from humanize.text import text_digest
 
 from .text import model_input, token_prefix
 
@@ -247,8 +248,8 @@ def model_key(lm) -> str:
 
 
 def text_key(text: str) -> bytes:
-    """The cache key of a (repaired) text."""
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    """The cache key of a (repaired) text: :func:`humanize.text.text_digest`."""
+    return text_digest(text)
 
 
 def shared_logprobs(lm, texts: Sequence[str], ids: Sequence[Sequence[int]],

@@ -5,7 +5,7 @@ from humanize import attacks
 
 @pytest.fixture(scope="session")
 def demo_machine_texts():
-    from humanize.benchmarks.datasets import load_demo
+    from humanize.benchmarks.data import load_demo
 
     return load_demo().query("label == 'machine'")["generation"].tolist()
 

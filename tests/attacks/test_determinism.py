@@ -53,7 +53,7 @@ def test_same_output_in_a_fresh_process(demo_machine_texts):
     script = f"""
 import hashlib, json, sys
 from humanize import attacks
-from humanize.benchmarks.datasets import load_demo
+from humanize.benchmarks.data import load_demo
 texts = load_demo().query("label == 'machine'")["generation"].tolist()[:5][::-1]
 out = {{}}
 for name in {RULE_ATTACKS!r}:

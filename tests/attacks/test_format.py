@@ -53,7 +53,7 @@ def _fold(text: str) -> str:
 
 @pytest.fixture(scope="module")
 def demo_rows():
-    from humanize.benchmarks.datasets import load_demo
+    from humanize.benchmarks.data import load_demo
 
     df = load_demo()
     return df[df.label == "human"]["generation"].tolist(), df[df.label == "machine"]["generation"].tolist()

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from humanize.attacks.format import StripFormat
-from humanize.benchmarks.audit import OVERALL, AuditResult, audit_dataset
-from humanize.benchmarks.report import export_report, render_markdown
+from humanize.benchmarks.audits.audit import OVERALL, AuditResult, audit_dataset
+from humanize.benchmarks.reporting.report import export_report, render_markdown
 from humanize.detectors.surface import FEATURE_NAMES
 
 _WORDS = ("river stone market letter window garden engine silver doctor paper winter island music "

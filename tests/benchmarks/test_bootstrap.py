@@ -10,9 +10,9 @@ import pytest
 from scipy.stats import norm
 from sklearn.metrics import roc_auc_score
 
-from humanize.benchmarks.protocols import evaluate, threshold_at_fpr
-from humanize.benchmarks.protocols import bootstrap
-from humanize.benchmarks.protocols.bootstrap import stratified_counts, weighted_auroc, weighted_thresholds
+from humanize.benchmarks.evaluation import evaluate, threshold_at_fpr
+from humanize.benchmarks.evaluation import bootstrap
+from humanize.benchmarks.evaluation.bootstrap import stratified_counts, weighted_auroc, weighted_thresholds
 
 
 def _frame(n_human=100, n_machine=100, shift=1.0, attacks=(), seed=0, domains=("A",), detector="d"):

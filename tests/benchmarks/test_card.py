@@ -9,13 +9,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from humanize.benchmarks.card import MIN_LOSS, _defense_rows, robustness_cards, write_cards
-from humanize.benchmarks.card_render import fmt_ci
-from humanize.benchmarks.config import AttackSpec, DetectorSpec, RunConfig
-from humanize.benchmarks.documents import run_documents
-from humanize.benchmarks.protocols import evaluate
+from humanize.benchmarks.reporting.card import MIN_LOSS, _defense_rows, robustness_cards, write_cards
+from humanize.benchmarks.reporting.card_render import fmt_ci
+from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfig
+from humanize.benchmarks.reporting.documents import run_documents
+from humanize.benchmarks.evaluation import evaluate
 from humanize.benchmarks.runner import run
-from humanize.benchmarks.store import ResultsStore
+from humanize.benchmarks.runner.store import ResultsStore
 
 ATTACKS = [AttackSpec("homoglyph"), AttackSpec("whitespace", rates=[0.2, 0.8]), AttackSpec("zero_width_space"),
            AttackSpec("strip_format")]

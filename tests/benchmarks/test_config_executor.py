@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from humanize.benchmarks.config import (AttackSpec, ConfigError, DefenseSpec, DetectorSpec, RunConfig,
+from humanize.benchmarks.runner.config import (AttackSpec, ConfigError, DefenseSpec, DetectorSpec, RunConfig,
                                         config_from_dict, config_from_stored, demo_config, load_config)
 from humanize.cli.main import _config_from_args, build_parser, main
 
@@ -98,7 +98,7 @@ def test_cli_run_with_a_defense_reports_it(tmp_path, capsys):
                  "--defense", "normalize", "--db", db, "--quiet"])
     out = capsys.readouterr().out
     assert code == 0 and "normalize" in out
-    from humanize.benchmarks.store import ResultsStore
+    from humanize.benchmarks.runner.store import ResultsStore
 
     with ResultsStore(db, readonly=True) as store:
         assert set(store.run_tables()["metrics"]["defense"]) == {"none", "normalize"}

@@ -1,8 +1,8 @@
 """The opt-in meaning meters (NLI entailment, LLM judge) from a TOML ``[quality]`` section to the run's meter."""
 import pytest
 
-from humanize.benchmarks import jobs
-from humanize.benchmarks.config import ConfigError, load_config
+from humanize.benchmarks.runner import jobs
+from humanize.benchmarks.runner.config import ConfigError, load_config
 from humanize.quality.judge import MeaningJudge
 
 BASE = '[[attacks]]\nname = "homoglyph"\n\n[[detectors]]\nname = "tfidf_lr"\n\n'

@@ -3,7 +3,7 @@ ConfigError naming the field, the value and what is allowed (TOML and YAML alike
 
 import pytest
 
-from humanize.benchmarks.config import (AttackSpec, ConfigError, DetectorSpec, RunConfig, config_from_dict,
+from humanize.benchmarks.runner.config import (AttackSpec, ConfigError, DetectorSpec, RunConfig, config_from_dict,
                                         load_config, sampling_seed)
 
 

@@ -3,9 +3,9 @@ trained on the run's own train split, and their detector queries reported in the
 
 import pytest
 
-from humanize.benchmarks.attack_spec import align_train_split
-from humanize.benchmarks.config import load_config
-from humanize.benchmarks.datasets.split import in_train_split
+from humanize.benchmarks.runner.attack_spec import align_train_split
+from humanize.benchmarks.runner.config import load_config
+from humanize.benchmarks.data.split import in_train_split
 
 TOML = """
 [dataset]
@@ -84,7 +84,7 @@ def test_the_runner_and_the_training_sets_share_one_split_rule(tmp_path):
 
 @pytest.fixture(scope="module")
 def tiny_run(tmp_path_factory):
-    from humanize.benchmarks.config import AttackSpec, DetectorSpec, RunConfig
+    from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfig
     from humanize.benchmarks.runner import run
 
     db = tmp_path_factory.mktemp("wordsub_run") / "r.sqlite"
@@ -96,7 +96,7 @@ def tiny_run(tmp_path_factory):
 
 
 def test_the_cost_table_reports_detector_queries_per_document(tiny_run):
-    from humanize.benchmarks.report import cost_table
+    from humanize.benchmarks.reporting.report import cost_table
 
     cost = tiny_run.tables["cost"]
     assert (cost["detector_queries"] >= 1).all()  # at least the surrogate's look at the text

@@ -9,8 +9,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from humanize.benchmarks import datasets as ds
-from humanize.benchmarks.datasets import (
+from humanize.benchmarks import data as ds
+from humanize.benchmarks.data import (
     COLUMNS,
     DatasetUnavailable,
     available_datasets,
@@ -20,8 +20,8 @@ from humanize.benchmarks.datasets import (
     load_mgtbench,
     load_raid,
 )
-from humanize.benchmarks.datasets import _cache
-from humanize.benchmarks.datasets.mgtbench import detokenize
+from humanize.benchmarks.data import _cache
+from humanize.benchmarks.data.mgtbench import detokenize
 
 RAID_HEADER = ["id", "adv_source_id", "source_id", "model", "decoding", "repetition_penalty", "attack", "domain",
                "title", "prompt", "generation"]

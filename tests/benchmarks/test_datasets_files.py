@@ -5,8 +5,8 @@ import json
 import pandas as pd
 import pytest
 
-from humanize.benchmarks.datasets import COLUMNS, DatasetUnavailable, available_datasets, load_dataset
-from humanize.benchmarks.datasets.files import load_file
+from humanize.benchmarks.data import COLUMNS, DatasetUnavailable, available_datasets, load_dataset
+from humanize.benchmarks.data.files import load_file
 
 TEXTS = ["A plain human sentence.", "Wrapped human\ntext, with a comma.", "", "machine  text — with an em dash",
          "日本語のテキスト", "emoji 😀 text", "  leading space", 'quote "inside" here']

@@ -9,8 +9,8 @@ import shutil
 
 import pytest
 
-from humanize.benchmarks.config import AttackSpec, DetectorSpec, RunConfig
-from humanize.benchmarks.documents_page import write_documents_page
+from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfig
+from humanize.benchmarks.reporting.documents_page import write_documents_page
 from humanize.benchmarks.runner import run
 
 INSTALL = ("run `bash scripts/setup_browser.sh` as root (installs Debian's chromium and chromium-driver with "

@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 import ray  # the "ray" extra
 
-from humanize.benchmarks.config import ConfigError
-from humanize.benchmarks.executors import Job, LocalExecutor
-from humanize.benchmarks.executors.ray import RayExecutor, check_resources
+from humanize.benchmarks.runner.config import ConfigError
+from humanize.benchmarks.runner.executors import Job, LocalExecutor
+from humanize.benchmarks.runner.executors.ray import RayExecutor, check_resources
 
 
 @pytest.fixture(scope="module")
@@ -171,7 +171,7 @@ def test_pool_size_follows_the_resources_and_impossible_resources_are_an_error(c
 
 
 def test_batches_go_back_to_the_actor_that_ran_them_largest_first():
-    from humanize.benchmarks.executors.scheduling import Affinity as _Affinity
+    from humanize.benchmarks.runner.executors.scheduling import Affinity as _Affinity
 
     small, big, huge, other = [("a", "x")], [("b", "x" * 50)], [("c", ("x" * 80, "y" * 80))], [("d", "xx")]
     gone = [("e", "x" * 9)]
@@ -223,7 +223,7 @@ MEASURED = ["wall_s", "cpu_s", "peak_rss_mb", "peak_gpu_mb", "machine", "cost_so
 
 
 def _config(db):
-    from humanize.benchmarks.config import AttackSpec, DetectorSpec, RunConfig
+    from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfig
 
     return RunConfig(n=10, seed=4, db=str(db), quality=False, n_boot=20, batch_size=3,
                      attacks=[AttackSpec("homoglyph", rates=[0.1, 0.4]), AttackSpec("zero_width_space"),
@@ -232,8 +232,8 @@ def _config(db):
 
 
 def _assert_same_run(a, b, db_a, db_b):
-    from humanize.benchmarks.documents import run_documents
-    from humanize.benchmarks.store import ResultsStore
+    from humanize.benchmarks.reporting.documents import run_documents
+    from humanize.benchmarks.runner.store import ResultsStore
 
     assert a.run_id == b.run_id
     for name in ("metrics", "scores"):

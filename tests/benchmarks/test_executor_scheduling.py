@@ -2,7 +2,7 @@
 
 import pytest
 
-from humanize.benchmarks.executors.scheduling import MAX_CALL_BATCHES, TARGET_CALL_SECONDS, CallSize
+from humanize.benchmarks.runner.executors.scheduling import MAX_CALL_BATCHES, TARGET_CALL_SECONDS, CallSize
 
 
 @pytest.mark.parametrize("workers, total", [(1, None), (4, None), (2, 1000), (1, 1), (3, 0)])

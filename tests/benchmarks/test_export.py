@@ -7,11 +7,11 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from humanize.benchmarks.config import AttackSpec, DefenseSpec, DetectorSpec, RunConfig
-from humanize.benchmarks.documents import run_documents
-from humanize.benchmarks.export import FORMATS, export_run
+from humanize.benchmarks.runner.config import AttackSpec, DefenseSpec, DetectorSpec, RunConfig
+from humanize.benchmarks.reporting.documents import run_documents
+from humanize.benchmarks.reporting.export import FORMATS, export_run
 from humanize.benchmarks.runner import run
-from humanize.benchmarks.store import ResultsStore
+from humanize.benchmarks.runner.store import ResultsStore
 
 RELIANCE = pd.DataFrame({"detector": ["tfidf_lr", "surface_probe"], "ars": [0.25, np.nan], "n": [8, 8]})
 

@@ -6,8 +6,8 @@ import warnings
 import pytest
 
 from humanize import attacks, detectors
-from humanize.benchmarks.config import DEMO_DETECTORS, AttackSpec, DetectorSpec, RunConfig
-from humanize.benchmarks.model_sharing import component_models, shared_models
+from humanize.benchmarks.runner.config import DEMO_DETECTORS, AttackSpec, DetectorSpec, RunConfig
+from humanize.benchmarks.runner.model_sharing import component_models, shared_models
 from humanize.quality import QualityMeter
 
 SMOL = "smollm2-135m-instruct"
@@ -70,9 +70,9 @@ def test_a_target_detector_is_the_threat_model_and_the_meters_encoder_is_not_a_s
 
 
 def test_the_runner_warns_and_the_report_lists_the_shared_model(tmp_path, smollm):
-    from humanize.benchmarks.report import build_report, render_markdown
+    from humanize.benchmarks.reporting.report import build_report, render_markdown
     from humanize.benchmarks.runner import run
-    from humanize.benchmarks.store import ResultsStore
+    from humanize.benchmarks.runner.store import ResultsStore
 
     short = {"backend": "local", "model": SMOL, "max_new_tokens": 2}  # two tokens a chunk: the warning is the point
     cfg = RunConfig(n=4, seed=1, db=str(tmp_path / "r.sqlite"), quality=False, n_boot=0,

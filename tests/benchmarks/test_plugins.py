@@ -21,8 +21,8 @@ import pytest
 from humanize import attacks, detectors
 from humanize._plugins import PluginError, load_plugin
 from humanize._registry import is_import_path
-from humanize.benchmarks.config import AttackSpec, ConfigError, DetectorSpec, RunConfig
-from humanize.benchmarks.store import ResultsStore
+from humanize.benchmarks.runner.config import AttackSpec, ConfigError, DetectorSpec, RunConfig
+from humanize.benchmarks.runner.store import ResultsStore
 from humanize.cli.main import _parse_spec
 
 MY_DETECTORS = '''
@@ -143,7 +143,7 @@ def test_a_config_names_plugins_relative_to_its_file_and_validates_their_compone
         plugins = ["plug_cfg_det.py", "plug_cfg_att.py"]
         db = "r.sqlite"
         '''), encoding="utf-8")
-    from humanize.benchmarks.config import load_config
+    from humanize.benchmarks.runner.config import load_config
 
     cfg = load_config(tmp_path / "conf" / "run.toml").validate()
     assert [Path(p).name for p in cfg.plugins] == ["plug_cfg_det.py", "plug_cfg_att.py"]
@@ -179,7 +179,7 @@ def test_rate_is_read_from_the_constructor_and_a_false_declaration_is_refused():
 
 
 def test_scheduling_follows_the_declared_needs_model(tmp_path):
-    from humanize.benchmarks import jobs
+    from humanize.benchmarks.runner import jobs
 
     load_plugin(_write(tmp_path / "p2", "plug_sched.py", MY_ATTACKS))
     assert jobs.attack_kind(AttackSpec("plug_sched:Swap")) == "task"
@@ -243,7 +243,7 @@ def test_the_plugin_run_gives_identical_tables_locally_and_on_ray(plugin_runs):
 def test_the_run_records_a_manifest_of_what_ran(plugin_runs):
     home, _, _ = plugin_runs
     with ResultsStore(home / "local.sqlite", readonly=True) as store:
-        from humanize.benchmarks.manifest import run_manifest
+        from humanize.benchmarks.runner.manifest import run_manifest
 
         run_id, manifest = run_manifest(store)
     (det,) = manifest["detectors"]

@@ -12,7 +12,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score, f1_score, precision_score, recall_score
 from sklearn.pipeline import make_pipeline
 
-from humanize.benchmarks.protocols import (
+from humanize.benchmarks.evaluation import (
     Calibration,
     TPRAtFPR,
     ThresholdResult,
@@ -28,8 +28,8 @@ from humanize.benchmarks.protocols import (
     threshold_table,
     to_wide,
 )
-from humanize.benchmarks.protocols._inputs import as_labels
-from humanize.benchmarks.protocols.bootstrap import percentile_interval, percentile_intervals
+from humanize.benchmarks.evaluation._inputs import as_labels
+from humanize.benchmarks.evaluation.bootstrap import percentile_interval, percentile_intervals
 
 HUMAN_A = list(range(1, 21))  # domain A: 1..20
 HUMAN_B = list(range(101, 121))  # domain B: 101..120

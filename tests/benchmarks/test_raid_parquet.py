@@ -5,8 +5,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from humanize.benchmarks.datasets import load_dataset, raid
-from humanize.benchmarks.datasets.raid import load_raid
+from humanize.benchmarks.data import load_dataset, raid
+from humanize.benchmarks.data.raid import load_raid
 
 MODELS = ["human", "gpt2", "mistral", "chatgpt", "llama-chat"]
 DOMAINS = ["news", "books", "reddit", "poetry"]

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from humanize.attacks.format import is_admissible
-from humanize.benchmarks.reliance import TABLE_COLUMNS, artifact_reliance
-from humanize.benchmarks.reliance_run import reliance_for_run
+from humanize.benchmarks.audits.reliance import TABLE_COLUMNS, artifact_reliance
+from humanize.benchmarks.audits.reliance_run import reliance_for_run
 from humanize.detectors import get as get_detector
 from humanize.detectors.base import Detector, check_texts
 
@@ -161,9 +161,9 @@ def test_bad_input_is_a_clear_error(rows):
 
 
 def test_store_round_trip_on_a_tiny_run(tmp_path):
-    from humanize.benchmarks.config import AttackSpec, DetectorSpec, RunConfig
+    from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfig
     from humanize.benchmarks.runner import run
-    from humanize.benchmarks.store import ResultsStore
+    from humanize.benchmarks.runner.store import ResultsStore
 
     db = tmp_path / "r.sqlite"
     cfg = RunConfig(n=40, attacks=[AttackSpec("upper_lower")], quality=False, n_boot=20, db=str(db),
@@ -180,7 +180,7 @@ def test_store_round_trip_on_a_tiny_run(tmp_path):
     again = reliance_for_run(db, result.run_id, ["tfidf_lr"], n_boot=50, store_table=False)
     pd.testing.assert_frame_equal(again.table, res.table[res.table["detector"] == "tfidf_lr"])
     # the run's stored scores of its test texts are reused, and they are the detector's own scores
-    from humanize.benchmarks.reliance_run import _with_cached_scores
+    from humanize.benchmarks.audits.reliance_run import _with_cached_scores
     from humanize.benchmarks.runner import sample_rows
 
     rows = sample_rows(cfg)

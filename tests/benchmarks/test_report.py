@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from humanize.benchmarks.plots import plot_heatmap, plot_intervals, plot_triangle, triangle_scores
-from humanize.benchmarks.protocols import evaluate
-from humanize.benchmarks.report import (VALIDITY_REPORT_COLUMNS, build_report, export_report, figure_matrix,
+from humanize.benchmarks.reporting.plots import plot_heatmap, plot_intervals, plot_triangle, triangle_scores
+from humanize.benchmarks.evaluation import evaluate
+from humanize.benchmarks.reporting.report import (VALIDITY_REPORT_COLUMNS, build_report, export_report, figure_matrix,
                                         meaning_validity_table, quality_table, render_markdown)
 from humanize.quality import swap_validity
 

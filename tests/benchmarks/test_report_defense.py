@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from humanize.benchmarks.protocols import evaluate
-from humanize.benchmarks.report import (auroc_table, build_report, defense_table, defenses_in, export_report,
+from humanize.benchmarks.evaluation import evaluate
+from humanize.benchmarks.reporting.report import (auroc_table, build_report, defense_table, defenses_in, export_report,
                                         figure_matrix, render_markdown)
 
 from .test_bootstrap import _frame

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from humanize.benchmarks import datasets
-from humanize.benchmarks.config import AttackSpec, ConfigError, DetectorSpec, RunConfig
+from humanize.benchmarks import data as datasets
+from humanize.benchmarks.runner.config import AttackSpec, ConfigError, DetectorSpec, RunConfig
 from humanize.benchmarks.runner import _attack_plan, _detector_plan, _run_targets, run, sample_rows
 from humanize.detectors import FunctionDetector, Target
 from humanize.detectors.tfidf import TfidfLogReg

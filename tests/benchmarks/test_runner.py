@@ -11,10 +11,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from humanize.benchmarks.config import AttackSpec, ConfigError, DetectorSpec, RunConfig, config_from_dict, load_config
-from humanize.benchmarks.report import build_report, export_report
+from humanize.benchmarks.runner.config import AttackSpec, ConfigError, DetectorSpec, RunConfig, config_from_dict, load_config
+from humanize.benchmarks.reporting.report import build_report, export_report
 from humanize.benchmarks.runner import run, sample_rows
-from humanize.benchmarks.store import ResultsStore
+from humanize.benchmarks.runner.store import ResultsStore
 
 
 def _cheap_config(db, **kw):
@@ -122,7 +122,7 @@ def test_toml_and_yaml_configs_give_the_same_run_config(tmp_path):
 
 _KILL_SCRIPT = """
 import sys
-from humanize.benchmarks.config import AttackSpec, DetectorSpec, RunConfig
+from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfig
 from humanize.benchmarks.runner import run
 cfg = RunConfig(n=10, seed=1, db=sys.argv[1], quality=False, batch_size=1,
                 attacks=[AttackSpec("upper_lower"), AttackSpec("article_deletion")],
@@ -174,7 +174,7 @@ def test_a_run_killed_mid_way_resumes_to_the_same_results(tmp_path):
 # -- provenance keys and per-run cost figures (issue 8, section 2) --------------------------------------------
 _REUSE_SCRIPT = """
 import json, sys
-from humanize.benchmarks.config import AttackSpec, DetectorSpec, RunConfig
+from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfig
 from humanize.benchmarks.runner import run
 cfg = RunConfig(n=10, seed=5, db=sys.argv[1], quality=True, quality_params={"meters": ["rouge_l", "edit_rate"]},
                 attacks=[AttackSpec("homoglyph"), AttackSpec("whitespace", rates=[0.3])],

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from humanize import attacks, detectors
-from humanize.benchmarks.config import AttackSpec, ConfigError, DefenseSpec, DetectorSpec, RunConfig
+from humanize.benchmarks.runner.config import AttackSpec, ConfigError, DefenseSpec, DetectorSpec, RunConfig
 from humanize.benchmarks.runner import run, sample_rows
 from humanize.defenses import get as get_defense
 

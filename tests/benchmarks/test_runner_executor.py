@@ -10,11 +10,11 @@ import pytest
 
 from humanize.attacks import registry as attack_registry
 from humanize.attacks.homoglyph import Homoglyph
-from humanize.benchmarks import jobs
-from humanize.benchmarks.config import AttackSpec, DefenseSpec, DetectorSpec, RunConfig
-from humanize.benchmarks.executors import Executor, LocalExecutor, get_executor
+from humanize.benchmarks.runner import jobs
+from humanize.benchmarks.runner.config import AttackSpec, DefenseSpec, DetectorSpec, RunConfig
+from humanize.benchmarks.runner.executors import Executor, LocalExecutor, get_executor
 from humanize.benchmarks.runner import run, sample_rows
-from humanize.benchmarks.stages import missing_batches, run_stage
+from humanize.benchmarks.runner.stages import missing_batches, run_stage
 
 #: Columns measured afresh on every run (time, memory) or saying so: not part of the results.
 MEASURED = ["wall_s", "cpu_s", "peak_rss_mb", "peak_gpu_mb", "cost_source", "machine"]

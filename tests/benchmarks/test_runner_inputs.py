@@ -4,7 +4,7 @@ filters as ConfigErrors before any work."""
 import pandas as pd
 import pytest
 
-from humanize.benchmarks.config import AttackSpec, ConfigError, DetectorSpec, RunConfig
+from humanize.benchmarks.runner.config import AttackSpec, ConfigError, DetectorSpec, RunConfig
 from humanize.benchmarks.runner import run, sample_rows
 
 

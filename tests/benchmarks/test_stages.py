@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from humanize.benchmarks.executors import Executor, Failure, Job, LocalExecutor
-from humanize.benchmarks.stages import StageResult, StageWork, missing_batches, run_stage, run_stages
+from humanize.benchmarks.runner.executors import Executor, Failure, Job, LocalExecutor
+from humanize.benchmarks.runner.stages import StageResult, StageWork, missing_batches, run_stage, run_stages
 
 
 def _prefix(prefix):

@@ -5,8 +5,8 @@ import sqlite3
 
 import pytest
 
-from humanize.benchmarks import store as store_module
-from humanize.benchmarks.store import ResultsStore, StoreError, encode_edits
+from humanize.benchmarks.runner import store as store_module
+from humanize.benchmarks.runner.store import ResultsStore, StoreError, encode_edits
 
 
 def _committed(path, table="scores"):

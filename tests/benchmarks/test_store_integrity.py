@@ -10,10 +10,10 @@ import warnings
 import pandas as pd
 import pytest
 
-from humanize.benchmarks.config import AttackSpec, DetectorSpec, RunConfig
+from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfig
 from humanize.benchmarks.runner import run
-from humanize.benchmarks.store import ResultsStore, StoreError, StoreWarning
-from humanize.benchmarks.store_schema import SCHEMA_VERSION
+from humanize.benchmarks.runner.store import ResultsStore, StoreError, StoreWarning
+from humanize.benchmarks.runner.store_schema import SCHEMA_VERSION
 
 
 def _cfg(db):
@@ -235,7 +235,7 @@ def test_a_fully_cached_run_works_on_a_read_only_disk(finished, db, monkeypatch)
 
 
 def test_an_unwritable_folder_opens_the_file_immutable(finished, db, monkeypatch):
-    from humanize.benchmarks import store_schema
+    from humanize.benchmarks.runner import store_schema
 
     seen = []
     real_connect = sqlite3.connect

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PROBE = r"""
 import json, os, nltk, huggingface_hub.constants as hf, matplotlib, torch.hub
 from humanize.models import cache_dir
-from humanize.benchmarks.datasets import _cache
+from humanize.benchmarks.data import _cache
 print(json.dumps({
     "home": os.path.expanduser("~"),
     "humanize": str(cache_dir(create=False)),

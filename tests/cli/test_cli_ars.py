@@ -31,7 +31,7 @@ def test_on_the_demo_set_prints_the_rule_and_exports(tmp_path, capsys):
 
 
 def test_on_a_labelled_file_with_a_fixed_threshold(tmp_path, capsys):
-    from humanize.benchmarks.datasets import load_dataset
+    from humanize.benchmarks.data import load_dataset
 
     demo = load_dataset("demo", domain="xsum")
     demo = demo.groupby("label").head(30)
@@ -46,7 +46,7 @@ def test_on_a_labelled_file_with_a_fixed_threshold(tmp_path, capsys):
 
 
 def test_on_a_stored_run_stores_the_table(tmp_path, capsys):
-    from humanize.benchmarks.store import ResultsStore
+    from humanize.benchmarks.runner.store import ResultsStore
 
     db = str(tmp_path / "r.sqlite")
     assert main(["run", "--attack", "upper_lower", "--detector", "tfidf_lr", "--n", "30", "--no-quality",

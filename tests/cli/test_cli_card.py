@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from humanize.benchmarks.config import AttackSpec, DetectorSpec, RunConfig
+from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfig
 from humanize.benchmarks.runner import run
 from humanize.cli.main import main
 

@@ -4,9 +4,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from humanize.benchmarks.config import AttackSpec, DetectorSpec, RunConfig
+from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfig
 from humanize.benchmarks.runner import run
-from humanize.benchmarks.store import ResultsStore
+from humanize.benchmarks.runner.store import ResultsStore
 from humanize.cli.main import main
 
 

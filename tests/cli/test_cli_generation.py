@@ -5,7 +5,7 @@ import socket
 
 import pandas as pd
 
-from humanize.benchmarks.store import ResultsStore
+from humanize.benchmarks.runner.store import ResultsStore
 from humanize.cli.main import main
 
 from ..generation.chat_server import ChatServer, EchoChat

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from humanize.benchmarks.datasets import load_demo
+from humanize.benchmarks.data import load_demo
 
 
 @lru_cache(maxsize=1)

@@ -229,7 +229,7 @@ def test_metric_lr_learns_on_real_texts(smollm):
     """Trained protocol on demo pairs (split by pair: a machine text continues its human text's first words)."""
     from sklearn.metrics import roc_auc_score
 
-    from humanize.benchmarks.datasets import load_demo
+    from humanize.benchmarks.data import load_demo
 
     df = load_demo(n=20, seed=0)
     keys = list(zip(df["generator"], df["domain"], df["pair"]))

@@ -10,7 +10,7 @@ than as a Target is fit on ``train``:
 - an explicit ``(texts, labels)`` pair;
 - a dataset name (``"demo"``) or a table ``{"dataset": "demo", "fraction": 0.5,
   "split": "train" | "all", "n": 200, **loader filters}``: the clean texts of the
-  dataset's train split with the attack's seed (:mod:`humanize.benchmarks.targets`),
+  dataset's train split with the attack's seed (:mod:`humanize.benchmarks.runner.targets`),
   loaded by the benchmarks layer through the core hook
   :func:`humanize._providers.training_set` (this layer imports nothing from the
   benchmarks: without ``import humanize.benchmarks`` a dataset name is a clear error).

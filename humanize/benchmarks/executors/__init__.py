@@ -1,40 +1,14 @@
-"""Executors carry out the runner's units of work: ``local`` (in this process, the default)
-and ``ray`` (tasks and actor pools on a Ray cluster; ``pip install "humanize-bench[ray]"``).
+"""Moved to :mod:`humanize.benchmarks.runner.executors`: this old path warns and goes in the next release.
 
-:func:`get_executor` is the single entry point; a run's ``[run] executor``, ``ray_address``
-and ``max_retries`` reach it. Results are the same whichever executor runs the batches.
+Its submodules (``humanize.benchmarks.executors.<name>``) are the new modules too
+(:class:`humanize.benchmarks._moved.OldSubmodules`).
 """
+import importlib
+import sys
+import warnings
 
-from __future__ import annotations
+from humanize.benchmarks._moved import install_finder, message
 
-from .base import BatchOutcome, Executor, Failure, Job, LocalExecutor, error_line, is_run_error, run_batch, run_errors
-
-__all__ = ["BatchOutcome", "EXECUTORS", "Executor", "Failure", "Job", "LocalExecutor", "error_line",
-           "get_executor", "is_run_error", "run_batch", "run_errors"]
-
-#: The executor names a configuration may give.
-EXECUTORS = ("local", "ray")
-#: Options that only matter on a cluster: the local executor accepts and ignores them.
-_CLUSTER_OPTIONS = ("address", "max_retries", "num_workers", "resources", "init_options")
-
-
-def get_executor(name: str = "local", **options) -> Executor:
-    """The executor ``name``: ``"local"`` (:class:`LocalExecutor`) or ``"ray"`` (RayExecutor:
-    ``address`` None starts a local Ray cluster, ``"auto"`` or ``"host:port"``/``"ray://..."``
-    joins one; ``max_retries`` bounds the retries of a worker that died)."""
-    if not isinstance(name, str) or name not in EXECUTORS:
-        raise ValueError(f"unknown executor {name!r}; available: {', '.join(EXECUTORS)}")
-    unknown = sorted(set(options) - set(_CLUSTER_OPTIONS))
-    if unknown:
-        raise TypeError(f"get_executor({name!r}): unknown option(s) {unknown}; valid: {', '.join(_CLUSTER_OPTIONS)}")
-    if name == "local":
-        return LocalExecutor()
-    try:
-        import ray  # noqa: F401 - only to say clearly what is missing
-    except ModuleNotFoundError:
-        from ..attack_spec import ConfigError
-
-        raise ConfigError('executor "ray" needs Ray: pip install "humanize-bench[ray]"') from None
-    from .ray import RayExecutor
-
-    return RayExecutor(**options)
+warnings.warn(message(__name__, "humanize.benchmarks.runner.executors"), DeprecationWarning, stacklevel=2)
+install_finder()
+sys.modules[__name__] = importlib.import_module("humanize.benchmarks.runner.executors")

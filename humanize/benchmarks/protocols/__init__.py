@@ -1,40 +1,14 @@
-"""Evaluation protocols: metrics from detector scores (RAID Section 5.2 / Appendix C,
-TH-Bench Section 4 and Figure 4).
+"""Moved to :mod:`humanize.benchmarks.evaluation`: this old path warns and goes in the next release.
 
-Scores: higher = more machine-like, for every detector. Labels: "human"/"machine"
-or 0/1 with 1 = machine.
+Its submodules (``humanize.benchmarks.protocols.<name>``) are the new modules too
+(:class:`humanize.benchmarks._moved.OldSubmodules`).
 """
+import importlib
+import sys
+import warnings
 
-from .adapted import adapted_detector_matrix
-from .evaluate import evaluate, threshold_table, to_wide
-from .metrics import (
-    TPRAtFPR,
-    TPRAtFPRResult,
-    accuracy_at_fpr,
-    attack_success_rate,
-    auroc,
-    binary_metrics,
-    classification_at_fpr,
-    tpr_at_calibration,
-)
-from .thresholds import DEFAULT_TOLERANCE, Calibration, ThresholdResult, calibrate, threshold_at_fpr
+from humanize.benchmarks._moved import install_finder, message
 
-__all__ = [
-    "DEFAULT_TOLERANCE",
-    "Calibration",
-    "TPRAtFPR",
-    "TPRAtFPRResult",
-    "ThresholdResult",
-    "accuracy_at_fpr",
-    "adapted_detector_matrix",
-    "attack_success_rate",
-    "auroc",
-    "binary_metrics",
-    "calibrate",
-    "classification_at_fpr",
-    "evaluate",
-    "threshold_at_fpr",
-    "threshold_table",
-    "to_wide",
-    "tpr_at_calibration",
-]
+warnings.warn(message(__name__, "humanize.benchmarks.evaluation"), DeprecationWarning, stacklevel=2)
+install_finder()
+sys.modules[__name__] = importlib.import_module("humanize.benchmarks.evaluation")

@@ -6,7 +6,7 @@ def short_texts():
     """The first three sentences of a few demo machine texts (cheap for the LM)."""
     import blingfire
 
-    from humanize.benchmarks.datasets import load_demo
+    from humanize.benchmarks.data import load_demo
 
     texts = load_demo().query("label == 'machine'")["generation"].tolist()
     return [" ".join(blingfire.text_to_sentences(t).split("\n")[:3]) for t in texts[:3]]

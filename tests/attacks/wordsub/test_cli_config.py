@@ -17,7 +17,7 @@ def test_cli_runs_synonym_by_name_with_parameters(capsys):
 
 
 def test_config_specs_build_synonym_and_a_qpa_rate_sweep():
-    from humanize.benchmarks.attack_spec import AttackSpec
+    from humanize.benchmarks.runner.attack_spec import AttackSpec
 
     spec = AttackSpec(name="qpa", rates=[0.2, 0.4], params={"attack": "synonym"})
     built = [(label, spec.build(3, p)) for label, p in spec.expand()]

@@ -20,7 +20,7 @@ LOOSE = dict(candidates=["wordnet_all_senses", "vector_neighbours"], allowed_swa
 
 @pytest.fixture(scope="module")
 def demo():
-    from humanize.benchmarks.datasets import load_demo
+    from humanize.benchmarks.data import load_demo
 
     return load_demo()
 
@@ -28,7 +28,7 @@ def demo():
 @pytest.fixture(scope="module")
 def train_pair(demo):
     """100 human and 100 machine writing texts from the train split (explicit: the test refits on the same)."""
-    from humanize.benchmarks.datasets.split import in_train_split
+    from humanize.benchmarks.data.split import in_train_split
 
     rows = demo[(demo["domain"] == "writing") & demo["source_id"].map(lambda s: in_train_split(s, SEED, 0.5))]
     texts, labels = [], []
@@ -51,7 +51,7 @@ def targets(demo, surrogate):
     """Two-sentence machine texts of the test split that the surrogate calls machine (score >= 0.5)."""
     import blingfire
 
-    from humanize.benchmarks.datasets.split import in_train_split
+    from humanize.benchmarks.data.split import in_train_split
 
     rows = demo[(demo["label"] == "machine") & (demo["domain"] == "writing")
                 & ~demo["source_id"].map(lambda s: in_train_split(s, SEED, 0.5))].sort_values("id")
@@ -212,8 +212,8 @@ def test_gradient_importance_is_a_permutation_and_zero_past_the_window(tiny_lm_d
 def test_matched_and_mismatched_training_sets_never_hold_a_tested_document(demo):
     from humanize.attacks.wordsub import HMGC
     from humanize.attacks.wordsub.targets import training_set
-    from humanize.benchmarks.config import RunConfig
-    from humanize.benchmarks.datasets.split import in_train_split
+    from humanize.benchmarks.runner.config import RunConfig
+    from humanize.benchmarks.data.split import in_train_split
     from humanize.benchmarks.runner import sample_rows
 
     # a few demo human texts recur verbatim under several source ids: map a text to all of its sources
@@ -298,7 +298,7 @@ def test_registry_config_and_qpa_build_hmgc_by_name():
 
 
 def test_a_run_config_spec_builds_hmgc_with_its_training_set():
-    from humanize.benchmarks.attack_spec import AttackSpec
+    from humanize.benchmarks.runner.attack_spec import AttackSpec
 
     spec = AttackSpec(name="hmgc", params={"surrogate": "lm_d", "train": {"dataset": "demo", "domain": "xsum"}})
     a = spec.build(7)

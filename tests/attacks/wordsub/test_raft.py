@@ -29,7 +29,7 @@ RAFT_ARGS = dict(rate=0.2, k=4, pos=False, allowed_swaps=None)
 @pytest.fixture(scope="module")
 def texts():
     """Two-sentence demo machine texts (the LLM is prompted once per attacked word: keep them short)."""
-    from humanize.benchmarks.datasets import load_demo
+    from humanize.benchmarks.data import load_demo
 
     gens = load_demo().query("label == 'machine'")["generation"].tolist()
     return [" ".join(blingfire.text_to_sentences(t).split("\n")[:2]) for t in gens[:3]]
@@ -187,7 +187,7 @@ def test_qpa_raft_keeps_only_swaps_passing_the_constraints(raft, runs, texts, sm
 def test_learnable_target_and_bad_params(smollm, texts):
     from humanize.attacks import registry
     from humanize.attacks.wordsub import RAFT
-    from humanize.benchmarks.datasets import load_demo
+    from humanize.benchmarks.data import load_demo
 
     demo = load_demo()
     demo = demo[demo["attack"].fillna("none") == "none"].sort_values("id")

@@ -12,7 +12,7 @@ One call, :func:`run`, does what ``humanize-bench run`` does:
 4. score clean human, clean machine and attacked texts (and their defended versions) with
    every detector;
 5. measure quality (perplexity, cosine, ROUGE-L, Flesch, edit rates) per attack;
-6. apply the protocols (:func:`humanize.benchmarks.protocols.evaluate`), per defense, and
+6. apply the protocols (:func:`humanize.benchmarks.evaluation.evaluate`), per defense, and
    store the tables.
 
 Every stage is the same mechanism (:func:`.stages.run_stages`): the work the store lacks is cut
@@ -37,8 +37,8 @@ import pandas as pd
 from . import jobs, model_sharing
 from .manifest import build_manifest
 from .config import ConfigError, RunConfig, sampling_seed
-from .datasets import load_dataset
-from .datasets.split import in_train_split
+from ..data import load_dataset
+from ..data.split import in_train_split
 from .executors import Failure, get_executor
 from .run_tables import (CLEAN, COST_COLUMNS, INFO_COUNTS, cost_rows, evaluate_defenses, failure_rows,
                          mixed_machines, score_rows)
@@ -58,7 +58,7 @@ class RunResult:
     corrupt: list = field(default_factory=list)
     #: what a reader of the tables must know (e.g. cost rows measured on several machines)
     warnings: list = field(default_factory=list)
-    #: documents whose work failed (:class:`~humanize.benchmarks.executors.Failure`); left out of the
+    #: documents whose work failed (:class:`~humanize.benchmarks.runner.executors.Failure`); left out of the
     #: tables (also the run's ``failures`` table), not stored, so a rerun retries them
     failures: list = field(default_factory=list)
     #: what ran (:mod:`.manifest`): components, fingerprints, sample, seeds, versions, machine
@@ -314,8 +314,8 @@ def _defend(config: RunConfig, executor, texts: dict[str, str], progress: bool, 
 def run(config: RunConfig, *, progress: bool = True, executor=None) -> RunResult:
     """Run a benchmark configuration; see the module docstring for the steps.
 
-    ``executor``: an :class:`~humanize.benchmarks.executors.Executor` to carry out the work
-    (default: the configuration's, built with :func:`~humanize.benchmarks.executors.get_executor`
+    ``executor``: an :class:`~humanize.benchmarks.runner.executors.Executor` to carry out the work
+    (default: the configuration's, built with :func:`~humanize.benchmarks.runner.executors.get_executor`
     and closed at the end).
     """
     config.validate()
@@ -325,7 +325,8 @@ def run(config: RunConfig, *, progress: bool = True, executor=None) -> RunResult
     if (test["label"] == "machine").sum() == 0 or (test["label"] == "human").sum() == 0:
         raise ConfigError("the test split needs both human and machine texts; raise n or change train_fraction")
     if executor is not None and not callable(getattr(executor, "map", None)):
-        raise TypeError(f"executor must be an Executor (humanize.benchmarks.executors), got {type(executor).__name__}")
+        raise TypeError(f"executor must be an Executor (humanize.benchmarks.runner.executors), "
+                        f"got {type(executor).__name__}")
     own = executor is None
     if own:
         executor = get_executor(config.executor, address=config.ray_address, max_retries=config.max_retries)

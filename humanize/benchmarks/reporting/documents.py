@@ -1,0 +1,65 @@
+"""The documents of a stored run: each attacked text with its exact edits, next to its original.
+
+A run's result tables hold scores and figures; the texts live in the store's attack outputs,
+keyed by each attack's provenance fingerprint. :func:`run_documents` reads those keys from the
+run's manifest (:mod:`.manifest`: no attack is rebuilt, so a plug-in attack, or one whose
+parameters are objects, needs nothing but the store) and reads the texts back, so exports and
+the documents page of a robustness card show exactly what each detector scored. Runs stored
+before manifests existed rebuild the keys from their configuration, as before.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..runner.manifest import run_config  # noqa: F401 - it lived here; the runner's now (the audits use it)
+from ..runner.store import ResultsStore, text_hash
+
+DOCUMENT_COLUMNS = ("attack", "attack_name", "rate", "id", "domain", "original", "text", "edits", "input_hash",
+                    "text_hash", "attack_key")
+
+
+def run_documents(store: ResultsStore, run_id: str | None = None, *, clean: bool = True) -> pd.DataFrame:
+    """One row per (attack, test machine document) of a finished run: original, attacked text and
+    its edits (``[start, end, replacement]`` over the original). With ``clean`` the test human and
+    machine texts come first with attack ``"none"`` and no edits. Texts an attack never produced
+    (a run stopped early) are left out."""
+    from ..runner.engine import CLEAN, _attack_key, sample_rows
+
+    from ..runner.manifest import attack_rows, ensure_dataset, run_manifest
+
+    run_id, config = run_config(store, run_id)
+    _, manifest = run_manifest(store, run_id)
+    rows = sample_rows(ensure_dataset(config, manifest))
+    test = rows[rows["split"] == "test"]
+    machine = test[test["label"] == "machine"]
+    parts = []
+    if clean:
+        base = test[["id", "domain", "label", "generation", "text_hash"]].rename(columns={"generation": "original"})
+        parts.append(base.assign(attack=CLEAN, attack_name=CLEAN, rate=float("nan"), text=base["original"],
+                                 edits=[[] for _ in range(len(base))], input_hash=base["text_hash"], attack_key=""))
+    hashes = machine["text_hash"].tolist()
+    if manifest is not None:
+        ran = attack_rows(manifest)
+    else:  # a run stored before manifests: rebuild each attack to learn its key
+        ran = []
+        for spec in config.attacks:
+            for label, params in spec.expand():
+                attack = spec.build(config.seed, params, config.train_fraction)
+                ran.append({"attack": label, "attack_name": spec.name,
+                            "rate": float(getattr(attack, "rate", float("nan"))), "attack_key": _attack_key(attack)})
+    for item in ran:
+        key = item["attack_key"]
+        have = store.attack_outputs(key, hashes)
+        frame = machine[machine["text_hash"].isin(have)]
+        texts = [have[h]["output"] for h in frame["text_hash"]]
+        parts.append(pd.DataFrame({
+            "attack": item["attack"], "attack_name": item["attack_name"], "rate": item["rate"],
+            "id": frame["id"].to_numpy(), "domain": frame["domain"].to_numpy(), "label": "machine",
+            "original": frame["generation"].to_numpy(), "text": texts,
+            "edits": [have[h]["edits"] for h in frame["text_hash"]],
+            "input_hash": frame["text_hash"].to_numpy(), "text_hash": [text_hash(t) for t in texts],
+            "attack_key": key,
+        }))
+    out = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=[*DOCUMENT_COLUMNS, "label"])
+    return out[[*DOCUMENT_COLUMNS[:5], "label", *DOCUMENT_COLUMNS[5:]]]

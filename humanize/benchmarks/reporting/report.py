@@ -1,0 +1,383 @@
+"""Report tables from a run's stored tables, one row per (detector, attack), every
+figure with its 95% bootstrap interval, its change versus clean (paired interval),
+the sample sizes, rows dropped for NaN scores and, at a threshold, the achieved FPR
+and the reached / underpowered flags (the same columns in Markdown, CSV and JSON):
+
+* accuracy at each FPR per detector x attack (RAID Table 16: TPR on machine text at
+  the per-domain threshold calibrated on clean human text);
+* AUROC per attack x detector (TH-Bench Table 1);
+* attack success rate per attack x detector at each FPR;
+* quality per attack (TH-Bench Table 2);
+* cost per attack, and per input-length bucket (TH-Bench Figures 14-15);
+* warnings: attack models that a detector or the perplexity meter also scores with
+  (:mod:`.model_sharing`), when the run has any;
+* with defenses (issue #12 §3): per attack, each detector's figure without and with
+  each defense and the change; the other tables show the undefended rows only.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+CLEAN = "none"
+LENGTH_BUCKETS = tuple(range(100, 1001, 100))
+
+
+def _attack_order(metrics: pd.DataFrame) -> list[str]:
+    names = sorted(set(metrics["attack"]) - {CLEAN})
+    return ([CLEAN] if CLEAN in set(metrics["attack"]) else []) + names
+
+
+#: per figure table: the columns taken from evaluate's tidy table, and their names in the report
+_FIGURE = {"value": "{m}", "value_lo": "{m}_lo", "value_hi": "{m}_hi", "change": "delta_{m}",
+           "change_lo": "delta_{m}_lo", "change_hi": "delta_{m}_hi"}
+_CALIBRATION = {"reached": "reached", "underpowered": "underpowered", "achieved_fpr": "achieved_fpr",
+                "value_at_achieved_fpr": "{m}_at_achieved_fpr"}
+_COUNTS = {"n_human": "n_human", "n_machine": "n_machine", "n_pairs": "n_pairs", "n_dropped_nan": "n_dropped_nan"}
+
+
+def _undefended(metrics: pd.DataFrame, defense: str | None = CLEAN) -> pd.DataFrame:
+    """The rows of one defense (``"none"``: undefended; ``None``: all); runs without defenses have no column."""
+    if defense is None:
+        return metrics
+    if "defense" not in metrics:
+        return metrics if defense == CLEAN else metrics.iloc[:0]
+    return metrics[metrics["defense"].fillna(CLEAN) == defense]
+
+
+def defenses_in(metrics: pd.DataFrame) -> list[str]:
+    """The defenses other than ``"none"`` that a metrics table holds, sorted."""
+    if "defense" not in metrics:
+        return []
+    return sorted(set(metrics["defense"].dropna()) - {CLEAN})
+
+
+def _select(metrics: pd.DataFrame, metric: str, fpr: float | None, defense: str | None = CLEAN) -> pd.DataFrame:
+    sel = _undefended(metrics, defense)
+    sel = sel[sel["metric"] == metric]
+    if fpr is None:
+        return sel
+    return sel[np.isclose(sel["fpr"].astype(float), fpr)]
+
+
+def figure_table(metrics: pd.DataFrame, metric: str, fpr: float | None = None, *, name: str | None = None,
+                 index=("detector", "attack"), clean: bool = True, defense: str = CLEAN) -> pd.DataFrame:
+    """One row per (detector, attack): the figure with its 95% bootstrap interval, the change
+    versus clean with its paired interval, and what a reader needs to trust it: the sample
+    sizes, NaN-dropped rows and, at a threshold, the achieved FPR and the reached /
+    underpowered flags. Columns missing from older stored runs come out as NaN. ``defense``:
+    whose rows (undefended by default)."""
+    name = name or metric
+    sel = _select(metrics, metric, fpr, defense)
+    if not clean:
+        sel = sel[sel["attack"] != CLEAN]
+    spec = {**_FIGURE, **(_CALIBRATION if fpr is not None else {}), **_COUNTS}
+    if metric != "asr":
+        spec.pop("n_pairs")
+    cols = {src: dst.format(m=name) for src, dst in spec.items()}
+    table = sel.reindex(columns=[*index, *cols]).rename(columns=cols)
+    order = {a: i for i, a in enumerate(_attack_order(metrics))}
+    table = table.assign(_a=table["attack"].map(order)).sort_values(
+        ["_a", "detector"] if index[0] == "attack" else ["detector", "_a"], kind="stable").drop(columns="_a")
+    table = table.set_index(list(index))
+    for col in ("reached", "underpowered"):
+        if col in table:
+            table[col] = table[col].astype(object)
+    for col in _COUNTS:
+        if col in table and table[col].notna().all():
+            table[col] = table[col].astype(np.int64)
+    return table
+
+
+def accuracy_at_fpr_table(metrics: pd.DataFrame, fpr: float = 0.05) -> pd.DataFrame:
+    """RAID Table 16 as rows (detector, attack): TPR on machine text at the per-domain threshold
+    calibrated on clean human text (RAID's "accuracy"), with intervals and calibration facts."""
+    return figure_table(metrics, "tpr", fpr)
+
+
+def auroc_table(metrics: pd.DataFrame) -> pd.DataFrame:
+    """TH-Bench Table 1 as rows (attack, detector): AUROC with its interval and the change versus clean."""
+    return figure_table(metrics, "auroc", None, index=("attack", "detector"))
+
+
+def asr_table(metrics: pd.DataFrame, fpr: float = 0.05) -> pd.DataFrame:
+    """Rows (attack, detector), attacks only: attack success rate (detected clean, missed attacked)."""
+    table = figure_table(metrics, "asr", fpr, index=("attack", "detector"), clean=False)
+    # versus clean the ASR is 0 by definition: the change repeats the value
+    return table.drop(columns=[c for c in table.columns if c.startswith("delta_")])
+
+
+def figure_matrix(metrics: pd.DataFrame, metric: str = "auroc", fpr: float | None = None,
+                  column: str = "value", defense: str = CLEAN) -> pd.DataFrame:
+    """Rows attacks, columns detectors, cells one column of evaluate's table (for figures);
+    the undefended rows unless ``defense`` names one."""
+    sel = _select(metrics, metric, fpr, defense)
+    if column not in sel:
+        sel = sel.assign(**{column: np.nan})
+    table = sel.pivot_table(index="attack", columns="detector", values=column, aggfunc="first", dropna=False)
+    return table.reindex([a for a in _attack_order(metrics) if a in table.index])
+
+
+def defense_table(metrics: pd.DataFrame, metric: str = "auroc", fpr: float | None = None, *,
+                  intervals: bool = True) -> pd.DataFrame:
+    """One row per attack (clean first); for each detector ``d`` the figure without a defense (``d``),
+    with each defense ``x`` (``d+x``) and the change (``d+x_change``: with minus without, a point
+    difference). The clean row is what the defense costs on clean text (issue #12 §3).
+    ``intervals`` adds each figure's 95% bootstrap interval (``_lo``, ``_hi``)."""
+    if not isinstance(metric, str):
+        raise TypeError(f"defense_table: metric must be a str, got {type(metric).__name__}")
+    defenses = defenses_in(metrics)
+    if not defenses:
+        raise ValueError("defense_table: the metrics hold no defended rows (no 'defense' other than 'none'); "
+                         "run with defenses = [\"normalize\"] in the config")
+    sel = _select(metrics, metric, fpr, None)
+    if sel.empty:
+        raise ValueError(f"defense_table: no {metric!r} figures" + (f" at FPR {fpr:g}" if fpr is not None else "")
+                         + f"; metrics: {', '.join(sorted(set(metrics['metric'])))}")
+    if fpr is None and sel["fpr"].notna().any():
+        raise ValueError(f"defense_table: {metric!r} is computed at each FPR of the run; pass fpr= one of "
+                         f"{', '.join(f'{f:g}' for f in _fprs(metrics, None))}")
+    sel = sel.assign(defense=sel["defense"].fillna(CLEAN) if "defense" in sel else CLEAN)
+    parts = ("value", "value_lo", "value_hi") if intervals else ("value",)
+    cells = sel.reindex(columns=["attack", "detector", "defense", *parts]).set_index(["attack", "detector", "defense"])
+    cells = cells[~cells.index.duplicated()]
+    columns = {}
+    for det in sorted(set(sel["detector"])):
+        for defense in (CLEAN, *defenses):
+            name = det if defense == CLEAN else f"{det}+{defense}"
+            try:
+                block = cells.xs((det, defense), level=("detector", "defense"))
+            except KeyError:
+                block = pd.DataFrame(columns=list(parts), dtype=float)
+            for part in parts:
+                columns[name + part[len("value"):]] = block[part].astype(float)
+            if defense != CLEAN:
+                columns[f"{name}_change"] = columns[name] - columns[det].reindex(columns[name].index)
+    table = pd.DataFrame(columns)
+    table = table.reindex([a for a in _attack_order(metrics) if a in table.index])
+    table.index.name = "attack"
+    return table
+
+
+QUALITY_COLUMNS = ["perplexity_original", "perplexity_attacked", "perplexity_delta", "cosine", "rouge_l",
+                   "flesch_original", "flesch_attacked", "flesch_delta", "word_edit_rate", "char_edit_rate",
+                   "entailment", "judge_meaning"]
+
+
+#: the validity figures of the quality table: pooled over each attack's swaps (sum of counts / sum of swaps)
+VALIDITY_REPORT_COLUMNS = ["swaps_per_doc", "valid_share", "invalid_share", "share_synonym", "share_morphological",
+                           "share_hypernym", "share_antonym", "share_sister", "share_unrelated", "share_non_word",
+                           "rewritten_words_per_doc"]
+VALIDITY_NOTE = ("Validity of the word swaps (WordNet, humanize.quality.validity), pooled over each attack's swaps "
+                 "(sum of counts / sum of swaps): `valid_share` = synonyms + morphological variants (inflection, "
+                 "case, US/GB spelling); `invalid_share` = antonyms + sister terms (co-hyponyms) + unrelated words, "
+                 "which change what the text says; `share_hypernym` is neither; `share_non_word`: misspellings and "
+                 "look-alike or invisible characters; `swaps_per_doc`: 1:1 word swaps per document; "
+                 "`rewritten_words_per_doc`: words in longer rewrites, not classified.")
+
+
+#: "meaning preserved", from the strongest meaning meter a run computed first: (quality column, what
+#: 1 - it measures). Each column lies in [0, 1], higher = meaning kept.
+MEANING_MEASURES = (("entailment", "1 - bidirectional entailment probability (NLI)"),
+                    ("judge_meaning", "1 - LLM-judge meaning score"),
+                    ("cosine", "1 - cosine similarity of sentence embeddings"),
+                    ("rouge_l", "1 - ROUGE-L F1"))
+
+
+def meaning_measure(quality: pd.DataFrame | None) -> tuple[str, str] | None:
+    """The first of :data:`MEANING_MEASURES` that ``quality`` holds with a figure; None if none."""
+    if quality is None:
+        return None
+    return next((m for m in MEANING_MEASURES if m[0] in quality.columns
+                 and pd.to_numeric(quality[m[0]], errors="coerce").notna().any()), None)
+
+
+def meaning_validity_table(quality: pd.DataFrame, pooled: str | None = None) -> pd.DataFrame:
+    """Per attack: ``meaning`` (mean of the strongest meaning meter, named in ``attrs["measure"]``) and
+    the validity figures pooled over its swaps; ``pooled`` names an extra row of every attack pooled."""
+    measure = meaning_measure(quality)
+    groups = dict(tuple(quality.groupby("attack", sort=True)))
+    if pooled is not None and len(quality):
+        groups[pooled] = quality
+    rows = {}
+    for attack, g in groups.items():
+        row = {"meaning": pd.to_numeric(g[measure[0]], errors="coerce").mean() if measure else np.nan}
+        v = validity_table(g.assign(attack=attack))
+        row.update(v.iloc[0].to_dict() if v is not None else dict.fromkeys(VALIDITY_REPORT_COLUMNS, np.nan))
+        rows[attack] = row
+    table = pd.DataFrame.from_dict(rows, orient="index", columns=["meaning", *VALIDITY_REPORT_COLUMNS])
+    table.attrs["measure"] = measure
+    return table
+
+
+def validity_table(quality: pd.DataFrame) -> pd.DataFrame | None:
+    """Per attack: the validity shares pooled over its swaps; None when the table has no validity columns."""
+    if "swaps" not in quality.columns or not pd.to_numeric(quality["swaps"], errors="coerce").notna().any():
+        return None
+    from humanize.quality.validity import summarize_validity
+
+    rows = {attack: summarize_validity(g) for attack, g in quality.groupby("attack", sort=True)}
+    return pd.DataFrame(rows).T.reindex(columns=VALIDITY_REPORT_COLUMNS)
+
+
+def quality_table(quality: pd.DataFrame) -> pd.DataFrame:
+    """Mean of each quality figure per attack (TH-Bench Table 2), NaN skipped; model names kept; the
+    validity shares (:data:`VALIDITY_REPORT_COLUMNS`) pooled over each attack's swaps."""
+    cols = [c for c in QUALITY_COLUMNS if c in quality.columns]
+    table = quality.groupby("attack", sort=True)[cols].mean()
+    validity = validity_table(quality)
+    if validity is not None:
+        table = table.join(validity)
+    for model_col in ("perplexity_model", "cosine_model", "entailment_model", "judge_model"):
+        if model_col in quality.columns:
+            table[model_col] = quality.groupby("attack")[model_col].first()
+    if validity is not None:
+        table.attrs["note"] = VALIDITY_NOTE
+    return table
+
+
+def cost_table(cost: pd.DataFrame) -> pd.DataFrame:
+    """Per attack: documents, mean wall/CPU seconds per document, docs/s, peak memory, edits per document,
+    and model / detector queries and generator prompt / completion tokens per document where an attack made any."""
+    g = cost.groupby("attack", sort=True)
+    table = pd.DataFrame({
+        "docs": g.size(),
+        "wall_ms_per_doc": g["wall_s"].mean() * 1e3,
+        "cpu_ms_per_doc": g["cpu_s"].mean() * 1e3,
+        "docs_per_s": 1.0 / g["wall_s"].mean(),
+        "peak_rss_mb": g["peak_rss_mb"].max(),
+        "peak_gpu_mb": g["peak_gpu_mb"].max(),
+        "edits_per_doc": g["n_edits"].mean(),
+    })
+    for col, name in (("queries", "queries_per_doc"), ("detector_queries", "detector_queries_per_doc"),
+                      ("llm_tokens_in", "llm_tokens_in_per_doc"), ("llm_tokens_out", "llm_tokens_out_per_doc")):
+        if col in cost.columns and pd.to_numeric(cost[col], errors="coerce").fillna(0).any():
+            table[name] = g[col].apply(lambda v: pd.to_numeric(v, errors="coerce").mean())
+    return table
+
+
+def cost_by_length(cost: pd.DataFrame, length_column: str | None = None) -> pd.DataFrame:
+    """Mean wall time per document per input-length bucket (TH-Bench: 100, 200, ..., 1000 tokens), per attack.
+
+    Lengths are the GPT-2 token counts the cost meter recorded (``tokens_in``), else words.
+    """
+    if length_column is None:
+        length_column = "tokens_in" if cost.get("tokens_in") is not None and cost["tokens_in"].notna().any() \
+            else "words_in"
+    lengths = cost[length_column].astype(float)
+    edges = [0, *LENGTH_BUCKETS[1:], np.inf]
+    labels = [f"<={b}" for b in LENGTH_BUCKETS[1:]] + [f">{LENGTH_BUCKETS[-1]}"]
+    bucket = pd.cut(lengths, bins=edges, labels=labels, right=True)
+    t = cost.assign(bucket=bucket).groupby(["attack", "bucket"], observed=True)["wall_s"].agg(["mean", "size"])
+    t = t.rename(columns={"mean": "wall_s_per_doc", "size": "docs"}).reset_index()
+    t.insert(2, "wall_ms_per_doc", t.pop("wall_s_per_doc") * 1e3)
+    t.attrs["length"] = length_column
+    return t
+
+
+def _fprs(metrics: pd.DataFrame, fpr) -> list[float]:
+    if fpr is None:
+        return sorted({float(f) for f in metrics["fpr"].dropna()}, reverse=True)
+    return [float(f) for f in (fpr if isinstance(fpr, (list, tuple)) else (fpr,))]
+
+
+def _about(metrics: pd.DataFrame) -> str:
+    boot = metrics.attrs.get("bootstrap") or {}
+    b = f", B = {boot['n_boot']}" if boot.get("n_boot") else ""
+    if "value_lo" not in metrics or metrics["value_lo"].isna().all():
+        return ("No bootstrap intervals in this run (`_lo`/`_hi` are empty: the run predates them or used "
+                "n_boot=0). `delta_`: attacked minus clean; `n_dropped_nan`: rows dropped for NaN scores.")
+    return ("`_lo`/`_hi`: 95% percentile bootstrap interval (documents redrawn within each label x domain, "
+            f"thresholds recalibrated per replicate{b}); `delta_`: attacked minus clean, interval paired on the "
+            "source document; `n_dropped_nan`: rows dropped for NaN scores.")
+
+
+def build_report(tables: dict[str, pd.DataFrame], fpr=None) -> dict[str, pd.DataFrame]:
+    """Every report table that the stored run tables allow; ``fpr``: a target FPR, a list of them,
+    or None for every FPR of the run (one TPR and one ASR table each)."""
+    metrics = tables["metrics"]
+    about = _about(metrics)
+    out = {}
+    for f in _fprs(metrics, fpr):
+        out[f"accuracy_at_fpr_{f:g}"] = accuracy_at_fpr_table(metrics, f)
+        out[f"accuracy_at_fpr_{f:g}"].attrs["note"] = (
+            f"TPR at FPR {f:g} (RAID's accuracy). `underpowered`: a domain has fewer than 1/FPR = {1 / f:g} "
+            "human texts, so no threshold resolves this FPR: the TPR is not claimed (NaN) and "
+            "`tpr_at_achieved_fpr` gives the figure at the FPR actually achieved.")
+    out["auroc"] = auroc_table(metrics)
+    out["auroc"].attrs["note"] = "AUROC, machine = positive class."
+    for f in _fprs(metrics, fpr):
+        name = f"attack_success_rate_at_fpr_{f:g}"
+        out[name] = asr_table(metrics, f)
+        out[name].attrs["note"] = (f"Attack success rate at FPR {f:g}: share of the machine texts detected "
+                                   "before the attack that are missed after it.")
+    defenses = defenses_in(metrics)
+    if defenses:
+        names = ", ".join(defenses)
+        out["defense_auroc"] = defense_table(metrics, "auroc")
+        out["defense_auroc"].attrs["note"] = (
+            f"AUROC per attack without and with each defense ({names}): `d+x` is detector d on the texts "
+            "rewritten by defense x, `d+x_change` the defended minus the undefended figure (a point difference). "
+            "The `none` row is what the defense costs on clean text. Other tables: undefended rows only.")
+        for f in _fprs(metrics, fpr):
+            if not _select(metrics, "tpr", f, None).empty:
+                out[f"defense_accuracy_at_fpr_{f:g}"] = defense_table(metrics, "tpr", f)
+                out[f"defense_accuracy_at_fpr_{f:g}"].attrs["note"] = (
+                    f"TPR at FPR {f:g} without and with each defense ({names}); columns as in defense_auroc.")
+    for table in out.values():
+        table.attrs["about"] = about
+    if "quality" in tables and not tables["quality"].empty:
+        out["quality"] = quality_table(tables["quality"])
+    if "cost" in tables and not tables["cost"].empty:
+        out["cost"] = cost_table(tables["cost"])
+        out["cost_by_length"] = cost_by_length(tables["cost"])
+    if "warnings" in tables and not tables["warnings"].empty:
+        out["warnings"] = tables["warnings"].copy()
+        out["warnings"].attrs["note"] = ("Attack models that a detector or the perplexity meter also scores with: "
+                                         "those detectors see the attack's output as more machine-like, and its "
+                                         "perplexity falls, for a reason that is not the attack's skill.")
+    return out
+
+
+def render_markdown(report: dict[str, pd.DataFrame], digits: int = 3) -> str:
+    """One Markdown document: the intervals' definition once, then each table with its note."""
+    abouts = list(dict.fromkeys(t.attrs["about"] for t in report.values() if t.attrs.get("about")))
+    parts = [*(f"{a}\n" for a in abouts)]
+    for name, table in report.items():
+        parts.append(f"## {name}\n")
+        if table.attrs.get("note"):
+            parts.append(table.attrs["note"] + "\n")
+        flat = table.reset_index() if any(n is not None for n in table.index.names) else table
+        parts.append(flat.to_markdown(index=flat is table, floatfmt=f".{digits}f"))
+        parts.append("")
+    return "\n".join(parts)
+
+
+def export_report(report: dict[str, pd.DataFrame], out_dir: str | Path, formats=("md", "csv", "json")) -> list[Path]:
+    """Write the report as Markdown (one file), CSV and JSON (one file per table)."""
+    allowed = {"md", "csv", "json"}
+    bad = sorted(set(formats) - allowed)
+    if bad:
+        raise ValueError(f"unknown report format(s) {bad}; choose from {sorted(allowed)}")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    if "md" in formats:
+        p = out / "report.md"
+        p.write_text(render_markdown(report), encoding="utf-8")
+        written.append(p)
+    for name, table in report.items():
+        if "csv" in formats:
+            p = out / f"{name}.csv"
+            table.to_csv(p)
+            written.append(p)
+        if "json" in formats:
+            p = out / f"{name}.json"
+            p.write_text(json.dumps(json.loads(table.reset_index().to_json(orient="records")), indent=1),
+                         encoding="utf-8")
+            written.append(p)
+    return written

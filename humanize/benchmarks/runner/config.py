@@ -1,0 +1,485 @@
+"""Run configurations: what ``humanize-bench run`` reads from a TOML/YAML file or from flags.
+
+A configuration names a dataset (and its filters), the attacks (several θ values
+make a sweep), the detectors, the quality meters, the sample size, the seed and
+the device. :meth:`RunConfig.validate` checks every field's type and range (strictly:
+a bool is not an int, a str is not a number) and every name, before any work, with a
+:class:`ConfigError` naming the field, the value and what is allowed. Attacks that need
+more than a registry name (``impose_format``'s profile, ``pipeline``) are described in
+:mod:`.attack_spec`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .attack_spec import (AttackSpec, ConfigError, attack_spec, component_label, is_int, is_number, sampling_seed,
+                          show, spec_params)
+from .run_specs import (EXECUTION_KEYS, DefenseSpec, check_defenses, check_resource_targets,
+                        check_resources)
+
+__all__ = ["AttackSpec", "ConfigError", "DefenseSpec", "DetectorSpec", "RunConfig", "config_from_dict",
+           "config_from_stored", "demo_config", "load_config", "sampling_seed"]
+
+
+@dataclass
+class DetectorSpec:
+    """A detector in a configuration: a name (registry key, entry point or import path), its
+    parameters and an optional ``label`` naming it in reports (default: the name; for an import
+    path, the class's ``name``)."""
+
+    name: str
+    params: dict = field(default_factory=dict)
+    label: str | None = None
+    #: a detector object given in Python (``RunConfig(detectors=[FunctionDetector(fn)])``): built
+    #: as a clone of it; ``name`` is then its class's import path
+    obj: Any = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def of(cls, detector) -> "DetectorSpec":
+        """The spec of a Detector object (its parameters travel with the object)."""
+        from humanize._registry import class_path
+
+        name = getattr(detector, "name", None)
+        return cls(class_path(detector), {}, name if isinstance(name, str) and name else None, obj=detector)
+
+    def base_label(self) -> str:
+        from humanize import detectors
+
+        if self.label:
+            return self.label
+        own = self.params.get("name") if isinstance(self.params, dict) else None
+        if isinstance(own, str) and own:  # a detector whose parameters name it (function, endpoint)
+            return own
+        return component_label(self.name, detectors)
+
+    def build(self, device: str | None = None):
+        """The configured detector (nothing loaded yet); the run's device unless its params set one."""
+        if self.obj is not None:
+            from sklearn.base import clone
+
+            detector = clone(self.obj)
+        else:
+            from humanize import detectors
+
+            detector = detectors.get(self.name, **self.params)
+        if device is not None and "device" in detector.get_params() and "device" not in self.params:
+            detector.device = device
+        return detector
+
+    def to_dict(self) -> dict:
+        out = {"name": self.name, "params": self.params}
+        if self.label is not None:
+            out["label"] = self.label
+        if self.obj is not None:  # an object is identified by its fingerprint (its parameters, exactly)
+            out["fingerprint"] = self.obj.fingerprint()
+        return out
+
+
+@dataclass
+class RunConfig:
+    dataset: str = "demo"
+    filters: dict = field(default_factory=dict)
+    n: int | None = 40  # machine texts (with as many human texts); None = all
+    seed: int = 0
+    attacks: list[AttackSpec] = field(default_factory=list)
+    detectors: list[DetectorSpec] = field(default_factory=list)
+    quality: bool = True
+    quality_lm: str | None = None  # None: the offline default (humanize.models.DEFAULT_CAUSAL_LM)
+    quality_encoder: str | None = None
+    quality_params: dict = field(default_factory=dict)  # more QualityMeter arguments, e.g. max_length, stride
+    fprs: tuple = (0.05, 0.01)
+    per_domain: bool = True
+    train_fraction: float = 0.5  # share of source documents used to fit learnable detectors
+    n_boot: int = 1000  # bootstrap replicates behind every interval (0 = no intervals)
+    confidence: float = 0.95  # the intervals' coverage
+    device: str | None = None
+    batch_size: int = 16
+    db: str = "humanize-bench-out/results.sqlite"
+    defenses: list[DefenseSpec] = field(default_factory=list)  # test-time defenses, each scored like the texts
+    executor: str = "local"  # "local" or "ray" (humanize.benchmarks.runner.executors)
+    ray_address: str | None = None  # None: start a local Ray cluster; "auto" or an address: join one
+    max_retries: int = 2  # resubmissions of a batch whose worker died (the ray executor)
+    resources: dict = field(default_factory=dict)  # {target: {num_cpus=..., num_gpus=...}} per worker
+    plugins: list = field(default_factory=list)  # Python files defining components (humanize._plugins)
+
+    def to_dict(self) -> dict:
+        detectors, self.detectors = self.detectors, []
+        try:
+            d = asdict(self)
+        finally:
+            self.detectors = detectors
+        d["detectors"] = [s.to_dict() if isinstance(s, DetectorSpec) else s for s in detectors]
+        d["fprs"] = list(self.fprs) if isinstance(self.fprs, (list, tuple)) else self.fprs
+        return d
+
+    def key(self) -> str:
+        """Identifies the run: everything that changes its results (not where they are stored)."""
+        d = self.to_dict()
+        d.pop("db")
+        for name in EXECUTION_KEYS:  # the same results whichever executor computes them
+            d.pop(name)
+        if not d["defenses"]:  # runs without defenses keep the ids they had before defenses existed
+            d.pop("defenses")
+
+        return json.dumps(d, sort_keys=True, default=repr)
+
+    def job_resources(self, target: str, kind: str) -> dict:
+        """What one worker of a job needs: the ``resources`` entry of its kind (``task`` or
+        ``model``), updated by the entry of its target (a detector name, an attack label, or
+        ``quality``/``defense``)."""
+        return {**self.resources.get(kind, {}), **self.resources.get(target, {})}
+
+    def validate(self) -> "RunConfig":
+        """Check every field's type and range, and every name, before any work (:class:`ConfigError`).
+        The plug-in files are loaded first, so their components' names resolve. A Detector object
+        among ``detectors`` becomes its :meth:`DetectorSpec.of`."""
+        from humanize.detectors.base import Detector
+
+        if isinstance(self.detectors, (list, tuple)):
+            self.detectors = [DetectorSpec.of(d) if isinstance(d, Detector) else d for d in self.detectors]
+        self._check_fields()
+        self.load_plugins()
+        self._check_names()
+        return self
+
+    def load_plugins(self) -> list:
+        """Import the configured plug-in files (once per process)."""
+        from humanize._plugins import PluginError, load_plugins
+
+        try:
+            return load_plugins(self.plugins)
+        except PluginError as err:
+            raise ConfigError(str(err)) from None
+
+    def target_labels(self) -> list[str]:
+        """The detector labels the attacks name as ``{run_detector = "label"}`` (the run hands them its Target)."""
+        from .attack_spec import run_detector_refs
+
+        refs = []
+        for spec in self.attacks:
+            if isinstance(spec, AttackSpec) and isinstance(spec.params, dict):  # a rate sweep names no detector
+                refs += [r for r in run_detector_refs(spec.params) if r not in refs]
+        return refs
+
+    def validation_targets(self) -> dict:
+        """Stand-ins for the run's Targets, to check the attacks' parameters before any work: the
+        configured detector, unfitted (a learnable one on a two-text set it is never fit on)."""
+        refs = self.target_labels()
+        if not refs:
+            return {}
+        from humanize.detectors import Target
+
+        labels = [s.base_label() for s in self.detectors if isinstance(s, DetectorSpec)]
+        for spec in self.attacks:
+            from .attack_spec import run_detector_refs
+
+            for ref in run_detector_refs(spec.params) if isinstance(spec, AttackSpec) else []:
+                if ref not in labels:
+                    raise ConfigError(f"attack {spec.name!r} names {{run_detector = {ref!r}}}, which is no detector "
+                                      f"of the run; configured: {', '.join(labels) or 'none'}")
+
+        out = {}
+        for spec in self.detectors:
+            if isinstance(spec, DetectorSpec) and spec.base_label() in refs:
+                det = spec.build()
+                out[spec.base_label()] = (Target(det, train=(["a human text", "a machine text"], ["human", "machine"]))
+                                          if det.learnable else Target(det))
+        return out
+
+    def _check_fields(self) -> None:
+        def need(ok: bool, name: str, allowed: str) -> None:
+            if not ok:
+                raise ConfigError(f"{name} must be {allowed}, got {show(getattr(self, name))}")
+
+        need(isinstance(self.dataset, str), "dataset", "a dataset name (str)")
+        need(isinstance(self.filters, dict) and all(isinstance(k, str) for k in self.filters), "filters",
+             "a table of loader arguments with str keys, e.g. {domain = \"xsum\"}")
+        need(self.n is None or (is_int(self.n) and self.n >= 2), "n", "an int >= 2 (or omitted for all rows)")
+        need(is_int(self.seed), "seed", "an int (any size or sign)")
+        need(isinstance(self.attacks, (list, tuple)) and not isinstance(self.attacks, str), "attacks",
+             "a list of attack names or tables")
+        need(isinstance(self.detectors, (list, tuple)) and not isinstance(self.detectors, str), "detectors",
+             "a list of detector names or tables")
+        need(isinstance(self.quality, bool), "quality", "true or false")
+        for name in ("quality_lm", "quality_encoder"):
+            need(getattr(self, name) is None or isinstance(getattr(self, name), str), name, "a model name (str)")
+        need(isinstance(self.quality_params, dict), "quality_params", "a table of QualityMeter arguments")
+        need(isinstance(self.fprs, (list, tuple)) and len(self.fprs) > 0, "fprs",
+             "a non-empty list of false-positive rates in (0, 1), e.g. [0.05, 0.01]")
+        for f in self.fprs:
+            if not is_number(f) or not 0 < f < 1:
+                raise ConfigError(f"every fprs entry must be a number in (0, 1), got {show(f)}")
+        need(isinstance(self.per_domain, bool), "per_domain", "true or false")
+        need(is_number(self.train_fraction) and 0 < self.train_fraction < 1, "train_fraction",
+             "a number in (0, 1)")
+        need(is_int(self.n_boot) and (self.n_boot == 0 or self.n_boot >= 2), "n_boot",
+             "an int >= 2 (bootstrap replicates), or 0 for no intervals")
+        need(is_number(self.confidence) and 0 < self.confidence < 1, "confidence", "a number in (0, 1), e.g. 0.95")
+        need(self.device is None or isinstance(self.device, str), "device", "a device name (cpu, cuda, cuda:1...)")
+        need(is_int(self.batch_size) and self.batch_size >= 1, "batch_size", "an int >= 1")
+        need(isinstance(self.db, (str, os.PathLike)) and str(self.db) != "", "db",
+             "the path of the results database (str)")
+        need(isinstance(self.defenses, (list, tuple)) and not isinstance(self.defenses, str), "defenses",
+             "a list of defense names or tables")
+        from .executors import EXECUTORS
+
+        need(isinstance(self.executor, str) and self.executor in EXECUTORS, "executor",
+             " or ".join(map(repr, EXECUTORS)))
+        need(self.ray_address is None or (isinstance(self.ray_address, str) and self.ray_address.strip() != ""),
+             "ray_address", "omitted (start a local Ray cluster), 'auto' or a cluster address such as "
+             "'ray://host:10001'")
+        need(is_int(self.max_retries) and self.max_retries >= 0, "max_retries", "an int >= 0")
+        need(isinstance(self.plugins, (list, tuple)) and all(isinstance(p, (str, os.PathLike)) for p in self.plugins),
+             "plugins", "a list of Python file paths")
+        need(isinstance(self.resources, dict), "resources",
+             "a table of per-worker resources by job, e.g. {model = {num_cpus = 1, num_gpus = 0.5}}")
+        check_resources(self.resources)
+        if self.device is not None:
+            from humanize.models.loading import resolve_device
+
+            try:
+                resolve_device(self.device)
+            except (TypeError, ValueError) as err:
+                raise ConfigError(f"device: {err}") from None
+
+    def _check_names(self) -> None:
+        from humanize import attacks, detectors
+
+        from ..data import dataset_loader
+
+        try:
+            loader = dataset_loader(self.dataset)
+        except (TypeError, ValueError) as err:
+            raise ConfigError(str(err)) from None
+        import inspect
+
+        signature = inspect.signature(loader).parameters
+        valid = list(signature)
+        unknown = sorted(set(self.filters) - set(valid))
+        if unknown and not any(p.kind is p.VAR_KEYWORD for p in signature.values()):
+            raise ConfigError(f"dataset {self.dataset!r} takes no filter(s) {unknown}; valid: {', '.join(valid)}")
+        if not self.attacks:
+            raise ConfigError("no attacks configured; available: " + ", ".join(attacks.available()))
+        if not self.detectors:
+            raise ConfigError("no detectors configured; available: " + ", ".join(detectors.available()))
+        labels: dict[str, str] = {}
+        targets = self.validation_targets()
+        for spec in self.attacks:
+            if not isinstance(spec, AttackSpec):
+                raise ConfigError(f"each attack must be an AttackSpec, got {show(spec)}")
+            spec.check()
+            if spec.name != "pipeline":
+                try:
+                    attacks.resolve(spec.name)
+                except (TypeError, ValueError) as err:
+                    raise ConfigError(str(err).replace(" (or an import path", ", pipeline (or an import path", 1)) from None
+            for label, params in spec.expand():
+                try:
+                    attack = spec.build(self.seed, params, targets=targets)
+                    attack.fingerprint()  # a parameter without an exact form (a lambda) fails here, not mid-run
+                except ConfigError:
+                    raise
+                except (TypeError, ValueError, LookupError, OSError) as err:
+                    raise ConfigError(f"attack {spec.name!r}: {err}") from None
+                if label == "none" or label in labels:
+                    why = "is the clean rows' label" if label == "none" else f"is also {labels[label]}'s label"
+                    raise ConfigError(f"attack label {label!r} {why}; give one of them its own `label`")
+                labels[label] = spec.name
+        seen_detectors: set = set()
+        for spec in self.detectors:
+            if not isinstance(spec, DetectorSpec):
+                raise ConfigError(f"each detector must be a DetectorSpec, got {show(spec)}")
+            if not isinstance(spec.name, str):
+                raise ConfigError(f"detector name must be a str, got {show(spec.name)}")
+            try:
+                if spec.obj is None:
+                    detectors.resolve(spec.name)
+            except (TypeError, ValueError) as err:
+                raise ConfigError(str(err)) from None
+            if not isinstance(spec.params, dict):
+                raise ConfigError(f"detector {spec.name!r}: params must be a table, got {show(spec.params)}")
+            if spec.label is not None and (not isinstance(spec.label, str) or not spec.label):
+                raise ConfigError(f"detector {spec.name!r}: label must be a non-empty str, got {show(spec.label)}")
+            label = spec.base_label()
+            if label in seen_detectors:
+                raise ConfigError(f"detector label {label!r} is configured twice; scores and reports are keyed by "
+                                  "it: give one of them its own `label`")
+            seen_detectors.add(label)
+            try:
+                # constructors check values and load nothing; the fingerprint keys the stored scores
+                spec.build().fingerprint()
+            except (TypeError, ValueError) as err:
+                raise ConfigError(f"detector {spec.name!r}: {err}") from None
+        if self.quality:
+            from humanize.quality import QualityMeter
+
+            valid = [p for p in inspect.signature(QualityMeter.__init__).parameters
+                     if p not in ("self", "lm", "encoder", "device")]
+            unknown = sorted(set(self.quality_params) - set(valid))
+            if unknown:
+                raise ConfigError(f"unknown [quality] key(s) {unknown}; valid: enabled, lm, encoder, "
+                                  f"{', '.join(valid)}")
+            for name in ("quality_lm", "quality_encoder"):
+                if getattr(self, name) == "":
+                    raise ConfigError(f"{name} must be a model name (str), got '' (omit it for the default)")
+            models = {k: v for k, v in (("lm", self.quality_lm), ("encoder", self.quality_encoder)) if v}
+            try:  # the meter checks its arguments and loads nothing until it scores
+                QualityMeter(**models, **self.quality_params)
+            except (TypeError, ValueError) as err:
+                raise ConfigError(f"[quality]: {err}") from None
+        check_defenses(self.defenses)
+        check_resource_targets(self.resources, list(labels), [d.base_label() for d in self.detectors])
+
+
+def _detector_spec(item: Any, cls: type = DetectorSpec, what: str = "detector"):
+    """A detector (or defense) from a config entry: a name or a table with 'name' and parameters."""
+    if isinstance(item, str):
+        return cls(item)
+    if not isinstance(item, dict) or "name" not in item:
+        raise ConfigError(f"each {what} is a name or a table with 'name', got {show(item)}")
+    table = dict(item)
+    name = table.pop("name")
+    if cls is DetectorSpec:
+        label = table.pop("label", None)
+        return cls(name, spec_params(table, what), label)
+    return cls(name, spec_params(table, what))
+
+
+def _entries(data: dict, section: str) -> list:
+    """The ``attacks``/``detectors`` list; a single name or table is a mistake worth naming."""
+    items = data.get(section, [])
+    if isinstance(items, list):
+        return items
+    if isinstance(items, str):
+        hint = f'write {section} = ["{items}"] (a list)'
+    elif isinstance(items, dict):
+        hint = f"a single [{section}] table: write [[{section}]] (one per entry)"
+    else:
+        hint = "expected a list of names or tables"
+    raise ConfigError(f"{section} must be a list of names or tables, got {show(items)}; {hint}")
+
+
+def _section(data: dict, name: str, scalar_key: str | None = None, scalar_types: tuple = ()) -> dict:
+    value = data.get(name, {})
+    if scalar_key and isinstance(value, scalar_types):
+        return {scalar_key: value}
+    if not isinstance(value, dict):
+        raise ConfigError(f"[{name}] must be a table{' or a ' + scalar_key if scalar_key else ''}, got {show(value)}")
+    return dict(value)
+
+
+def config_from_dict(data: dict) -> RunConfig:
+    """Build a config from the parsed file (sections: dataset, attacks, detectors, defenses, quality, run,
+    resources).
+
+    Values are taken as written; :meth:`RunConfig.validate` checks their types and ranges.
+    """
+    if not isinstance(data, dict):
+        raise ConfigError(f"a config is a mapping of sections, got {type(data).__name__}")
+    known = {"dataset", "attacks", "detectors", "defenses", "quality", "run", "resources"}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ConfigError(f"unknown config section(s) {unknown}; valid: {sorted(known)}")
+    cfg = RunConfig()
+    ds = _section(data, "dataset", "name", (str, int, float, bool, list))
+    cfg.dataset = ds.pop("name", cfg.dataset)
+    cfg.n = ds.pop("n", cfg.n)
+    filters = ds.pop("filters", {})
+    if not isinstance(filters, dict):
+        raise ConfigError(f"[dataset] filters must be a table, got {show(filters)}")
+    cfg.filters = {**filters, **ds}
+    cfg.attacks = [attack_spec(a) for a in _entries(data, "attacks")]
+    cfg.detectors = [_detector_spec(d) for d in _entries(data, "detectors")]
+    cfg.defenses = [_detector_spec(d, DefenseSpec, "defense") for d in _entries(data, "defenses")]
+    cfg.resources = _section(data, "resources")
+    q = _section(data, "quality", "enabled", (bool, str, int, float, list))
+    cfg.quality = q.pop("enabled", True)
+    cfg.quality_lm = q.pop("lm", None)
+    cfg.quality_encoder = q.pop("encoder", None)
+    cfg.quality_params = q
+    run = _section(data, "run")
+    valid = ("seed", "device", "batch_size", "db", "per_domain", "train_fraction", "fprs", "n_boot", "confidence",
+             "executor", "ray_address", "max_retries", "plugins")
+    for key in valid:
+        if key in run:
+            setattr(cfg, key, run.pop(key))
+    if run:
+        raise ConfigError(f"unknown [run] key(s) {sorted(run)}; valid: {', '.join(valid)}")
+    return cfg
+
+
+def config_from_stored(data: dict) -> RunConfig:
+    """The inverse of :meth:`RunConfig.to_dict`: the configuration a store recorded for a run."""
+    from dataclasses import fields
+
+    if not isinstance(data, dict):
+        raise ConfigError(f"a stored config is a mapping, got {show(data)}")
+    names = {f.name for f in fields(RunConfig)}
+    values = {k: v for k, v in data.items() if k in names}
+    values["attacks"] = [a if isinstance(a, AttackSpec) else AttackSpec(**a) for a in values.get("attacks", [])]
+    values["detectors"] = [d if isinstance(d, DetectorSpec) else DetectorSpec(**{k: v for k, v in d.items()
+                                                                                if k in ("name", "params", "label")})
+                           for d in values.get("detectors", [])]
+    values["defenses"] = [d if isinstance(d, DefenseSpec) else DefenseSpec(**d) for d in values.get("defenses", [])]
+    if isinstance(values.get("fprs"), list):
+        values["fprs"] = tuple(values["fprs"])
+    return RunConfig(**values)
+
+
+def load_config(path: str | Path) -> RunConfig:
+    """Read a TOML (.toml) or YAML (.yaml/.yml) run configuration."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise ConfigError(f"config path must be a str or path, got {show(path)}")
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"config file {str(path)!r} does not exist" if not path.exists()
+                          else f"config path {str(path)!r} is not a file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start})") from None
+    if path.suffix == ".toml":
+        try:
+            import tomllib
+        except ModuleNotFoundError:  # Python 3.10
+            import tomli as tomllib  # type: ignore[no-redef]
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as err:
+            raise ConfigError(f"{path}: invalid TOML: {err}") from None
+    elif path.suffix in (".yaml", ".yml"):
+        import yaml
+
+        try:
+            data = yaml.safe_load(text) or {}
+        except yaml.YAMLError as err:
+            raise ConfigError(f"{path}: invalid YAML: {err}") from None
+    else:
+        raise ConfigError(f"config file must end in .toml, .yaml or .yml, got {path.name!r}")
+    cfg = config_from_dict(data)
+    if isinstance(cfg.plugins, (list, tuple)):  # a plug-in path in a config file is relative to that file
+        cfg.plugins = [str(path.parent / p) if isinstance(p, str) and not Path(p).expanduser().is_absolute() else p
+                       for p in cfg.plugins]
+    return cfg
+
+
+#: The offline demo: the rule-based attacks against the offline metric and learned detectors.
+DEMO_DETECTORS = ["log_likelihood", "log_rank", "entropy", "gltr", "lrr", "fast_detectgpt", "tfidf_lr",
+                  "surface_probe"]
+
+
+def demo_config(n: int = 40, seed: int = 0, db: str = "humanize-bench-out/demo.sqlite") -> RunConfig:
+    from humanize.attacks import RULE_BASED
+
+    return RunConfig(
+        dataset="demo", n=n, seed=seed, attacks=[AttackSpec(a) for a in RULE_BASED],
+        detectors=[DetectorSpec(d) for d in DEMO_DETECTORS], db=db,
+        # perplexity on 512-token windows (stride 384): zero-width-space texts run to thousands
+        # of tokens, and overlapping 1,024-token windows would triple the demo's time on a CPU
+        quality_params={"max_length": 512, "stride": 384},
+    )

@@ -1,0 +1,188 @@
+"""The runner's units of work as picklable :class:`~humanize.benchmarks.runner.executors.Job` parts.
+
+Each stage's worker state is built by a module-level factory (bound with
+:func:`functools.partial`) and applied to a batch by a module-level function, so a remote
+executor can ship them and build the state where the work runs, once per worker:
+
+- attacks: the attack the driver built from its spec (θ, the run's seed and train fraction) and
+  validated, shipped as the object itself (so a worker needs no registry entry, plug-in file or
+  entry point to run it); each document attacked under :class:`humanize.cost.CostMeter`
+  (TH-Bench §4.3), one store row per document;
+- detectors: the configured detector object and, when learnable, FIT on the run's clean train
+  texts (deterministic: every worker fits the same model); a batch is scored in one call;
+- quality: the :class:`humanize.quality.QualityMeter`; a batch of (original, attacked) pairs;
+- defenses: a test-time defense (:mod:`humanize.defenses`) applied to each text.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import partial
+
+from .executors import Job
+
+
+# -- attacks ---------------------------------------------------------------------------------------
+def attack_kind(attack) -> str:
+    """``"task"`` when the attack loads no model (its class says so: ``needs_model``; a pipeline or
+    a blend asks its parts), else ``"model"`` (actor pools). ``attack``: an Attack or an AttackSpec
+    (built with seed 0 to ask)."""
+    if not callable(getattr(attack, "apply", None)) and callable(getattr(attack, "build", None)):
+        attack = attack.build(0)
+    return "model" if getattr(attack, "needs_model", True) else "task"
+
+
+def ship_attack(attack):
+    """The job's state: the very attack the driver built and validated (an unloaded, picklable
+    object: models load on first use), so a worker runs exactly it, whatever registry it has."""
+    return attack
+
+
+def _count(value):
+    """A counter of the cost meter as stored: an int, or None when it was not counted (NaN)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return int(value) if float(value).is_integer() else float(value)
+
+
+def attack_texts(attack, texts: list[str]) -> list[dict]:
+    """Attack each text under a fresh :class:`~humanize.cost.CostMeter`: the store row of each
+    output (text, exact edits as the store's JSON text and their number, info, time, memory,
+    tokens, queries, machine). The edits are encoded here, where the work runs: a remote
+    worker then sends one string per document, not thousands of small lists to unpickle."""
+    from humanize.cost import CostMeter
+    from humanize.cost.machine import machine_description
+
+    from .store import encode_edits
+
+    meter = CostMeter()
+    rows = []
+    for text in texts:
+        with meter.measure(attack=attack.name) as m:
+            result = attack.apply(text)
+            info = dict(result.info)
+            m.add(queries=info.get("queries"), llm_tokens=info.get("lm_tokens"))
+        m.count_input(text)  # counted outside the timed block; the record takes them
+        m.count_output(result.text)
+        rec = m.record
+        rows.append(dict(
+            output=result.text, edits=encode_edits([list(e) for e in result.edits]), n_edits=len(result.edits),
+            info=info,
+            wall_s=rec.get("wall_s"), cpu_s=rec.get("cpu_s"), peak_rss_mb=rec.get("peak_rss_mb"),
+            peak_gpu_mb=rec.get("gpu_peak_mb"), tokens_in=_count(rec.get("tokens_in")),
+            tokens_out=_count(rec.get("tokens_out")), queries=_count(rec.get("queries")),
+            machine=machine_description(),
+        ))
+    return rows
+
+
+def attack_store_rows(store_key: str, attack, texts: list[str]) -> list[dict]:
+    """:func:`attack_texts`, each row also ``encoded`` as the store inserts it under ``store_key``
+    (:func:`~humanize.benchmarks.runner.store.encode_attack_row`): the checksums and the encoding are
+    computed where the attack runs, and the driver only inserts."""
+    from .store import encode_attack_row, text_hash
+
+    rows = attack_texts(attack, texts)
+    for text, row in zip(texts, rows):
+        row["encoded"] = encode_attack_row(store_key, text_hash(text), row)
+    return rows
+
+
+def attack_job(label: str, attack, resources: dict, store_key: str | None = None) -> Job:
+    """The job attacking texts with ``attack`` (the configured object, shipped as it is).
+    ``store_key``: the key the outputs are stored under; given, the rows come back encoded for
+    the store (:func:`attack_store_rows`)."""
+    apply = attack_texts if store_key is None else partial(attack_store_rows, store_key)
+    return Job(f"attack {label}", partial(ship_attack, attack), apply, kind=attack_kind(attack),
+               resources=dict(resources))
+
+
+# -- detectors -------------------------------------------------------------------------------------
+def make_detector(name: str, params: dict, device: str | None):
+    """The configured detector (nothing loaded yet); the run's device unless its params set one."""
+    from humanize import detectors
+
+    detector = detectors.get(name, **params)
+    if device is not None and "device" in detector.get_params() and "device" not in params:
+        detector.device = device
+    return detector
+
+
+def build_detector(detector, train_texts: list | None, train_labels: list | None):
+    """The worker's detector: the configured object shipped by the driver, fit (a clone, so the
+    driver's object stays unfitted) on the clean train texts when it is learnable."""
+    if train_texts is None:
+        return detector
+    from sklearn.base import clone
+
+    fitted = clone(detector)
+    fitted.fit(list(train_texts), list(train_labels))
+    return fitted
+
+
+def score_texts(detector, texts: list[str]) -> list[float]:
+    import numpy as np
+
+    return np.asarray(detector.score(list(texts)), dtype=float).tolist()
+
+
+def detector_job(label: str, detector, train, resources: dict) -> Job:
+    """``detector``: the configured (or already fitted) object; ``train``: the clean train rows to fit
+    it on (None for a detector that is not learnable, or is fitted already)."""
+    texts = None if train is None else train["generation"].tolist()
+    labels = None if train is None else train["label"].tolist()
+    kind = "model" if getattr(detector, "needs_model", True) else "task"
+    return Job(f"score {label}", partial(build_detector, detector, texts, labels), score_texts,
+               kind=kind, resources=dict(resources))
+
+
+# -- quality ---------------------------------------------------------------------------------------
+def quality_kwargs(config) -> dict:
+    kwargs = {"device": config.device, **config.quality_params}
+    if config.quality_lm:
+        kwargs["lm"] = config.quality_lm
+    if config.quality_encoder:
+        kwargs["encoder"] = config.quality_encoder
+    if kwargs.get("custom"):  # the meters themselves travel to the workers (a plug-in's need no file there)
+        from humanize.quality.custom import build_meters
+
+        kwargs["custom"] = build_meters(kwargs["custom"])
+    return kwargs
+
+
+def build_quality_meter(kwargs: dict):
+    from humanize.quality import QualityMeter
+
+    return QualityMeter(**kwargs)
+
+
+def quality_pairs(meter, pairs: list[tuple[str, str]]) -> list[dict]:
+    """One quality record per (original, attacked) pair."""
+    table = meter.score([o for o, _ in pairs], [t for _, t in pairs])
+    return table.to_dict(orient="records")
+
+
+def quality_job(kwargs: dict, resources: dict) -> Job:
+    return Job("quality", partial(build_quality_meter, dict(kwargs)), quality_pairs, kind="model",
+               resources=dict(resources))
+
+
+# -- defenses --------------------------------------------------------------------------------------
+def build_defense(name: str, params: dict):
+    from humanize.defenses import get as get_defense
+
+    return get_defense(name, **params)
+
+
+def ship_defense(defense):
+    """The job's state: the defense the driver built (a plug-in's included), shipped as it is."""
+    return defense
+
+
+def defend_texts(defense, texts: list[str]) -> list[str]:
+    return [defense(t) for t in texts]
+
+
+def defense_job(name: str, params: dict, resources: dict) -> Job:
+    return Job(f"defense {name}", partial(ship_defense, build_defense(name, dict(params))), defend_texts,
+               kind="task", resources=dict(resources))
