@@ -23,8 +23,24 @@ def _blocks():
     return out
 
 
+@pytest.fixture
+def registries_restored():
+    """An example may register a component (``attacks.register("shout", Shout)``): gone after it, so a later
+    test (the conformance kit's one entry per registered component) sees the package's own registries."""
+    from humanize.attacks.registry import _registry as attack_registry
+    from humanize.detectors.registry import _registry as detector_registry
+
+    saved = [(r, dict(r.entries), dict(r._origins)) for r in (attack_registry, detector_registry)]
+    yield
+    for registry, entries, origins in saved:
+        registry.entries.clear()
+        registry.entries.update(entries)
+        registry._origins.clear()
+        registry._origins.update(origins)
+
+
 @pytest.mark.parametrize("code", _blocks())
-def test_readme_python_example_runs(code, tmp_path, monkeypatch):
+def test_readme_python_example_runs(code, tmp_path, monkeypatch, registries_restored):
     monkeypatch.chdir(tmp_path)
     exec(compile(code, str(README), "exec"), {"__name__": "__readme__"})
 
