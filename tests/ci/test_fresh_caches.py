@@ -47,5 +47,6 @@ def test_every_cache_is_under_the_fresh_directory(tmp_path):
 
 def test_ci_runs_the_readme_command_with_fresh_caches():
     ci = (ROOT / ".ci" / "run").read_text()
-    assert "HUMANIZE_FRESH_CACHES=1 bash scripts/test.sh" in ci
+    line = next(x for x in ci.splitlines() if x.endswith("bash scripts/test.sh"))
+    assert "HUMANIZE_FRESH_CACHES=1" in line.split()  # and the import contracts (HUMANIZE_LINT_IMPORTS=1) first
     assert "bash scripts/test.sh" in (ROOT / "README.md").read_text()
