@@ -45,7 +45,7 @@ import numpy as np
 
 from .exceptions import InvalidParameterError
 
-__all__ = ["Constraint", "Interval", "Options", "InstanceOf", "HasMethods", "make_constraint",
+__all__ = ["Constraint", "Interval", "Options", "InstanceOf", "HasMethods", "SequenceOf", "make_constraint",
            "validate_parameter_constraints", "check_texts", "check_text", "describe_value"]
 
 #: Parameters whose value is never printed (an API key, a token).
@@ -168,23 +168,70 @@ def _a(name: str) -> str:
     return f"{'an' if _ARTICLE.match(name) else 'a'} {name}"
 
 
-class InstanceOf(Constraint):
-    """An instance of one of ``types``; ``name`` is what the message calls it (default: the type names)."""
+def _resolve_type(t: Any) -> type:
+    if isinstance(t, str):  # "package.module:Class", imported on first use (no import cycle, no import cost)
+        import importlib
 
-    def __init__(self, *types: type, name: str | None = None):
-        if not types or not all(isinstance(t, type) for t in types):
-            raise TypeError(f"InstanceOf: expects one or more types, got {types!r}")
-        self.types, self.name = types, name
+        module, _, attr = t.partition(":")
+        return getattr(importlib.import_module(module), attr)
+    return t
+
+
+class InstanceOf(Constraint):
+    """An instance of one of ``types``; ``name`` is what the message calls it (default: the type names).
+
+    A type may be given as ``"package.module:Class"``, imported when a value is first checked
+    (for a class of a higher layer, or one whose import is costly).
+    """
+
+    def __init__(self, *types: Any, name: str | None = None):
+        if not types or not all(isinstance(t, type) or (isinstance(t, str) and ":" in t) for t in types):
+            raise TypeError(f"InstanceOf: expects one or more types (or 'module:Class'), got {types!r}")
+        self._types, self.name = types, name
+
+    @property
+    def types(self) -> tuple:
+        if any(isinstance(t, str) for t in self._types):
+            self._types = tuple(map(_resolve_type, self._types))
+        return self._types
 
     def is_satisfied_by(self, value: Any) -> bool:
-        if _is_bool(value) and not any(t in (bool, np.bool_, object) for t in self.types):
+        types = self.types
+        if _is_bool(value) and not any(t in (bool, np.bool_, object) for t in types):
             return False  # bool is an int subclass: a flag is never a count
-        return isinstance(value, self.types)
+        return isinstance(value, types)
 
     def describe(self) -> str:
         if self.name:
             return self.name
-        return " or ".join(_a(t.__name__) for t in self.types)
+        return " or ".join(_a(t.rpartition(":")[2] if isinstance(t, str) else t.__name__) for t in self._types)
+
+
+class SequenceOf(Constraint):
+    """A list or tuple whose every item satisfies one of ``items`` (constraint entries); ``nonempty``: at least one."""
+
+    def __init__(self, *items: Any, nonempty: bool = False, name: str | None = None):
+        if not items:
+            raise TypeError("SequenceOf: expects one or more item constraints")
+        self.items, self.nonempty, self.name = [make_constraint(c) for c in items], nonempty, name
+
+    def is_satisfied_by(self, value: Any) -> bool:
+        if not isinstance(value, (list, tuple)) or (self.nonempty and not value):
+            return False
+        return all(any(c.is_satisfied_by(v) for c in self.items) for v in value)
+
+    def describe(self) -> str:
+        if self.name:
+            return self.name
+        what = " or ".join(dict.fromkeys(_strip_article(c.describe()) for c in self.items))
+        return f"a {'non-empty ' if self.nonempty else ''}list or tuple of {what}"
+
+
+def _strip_article(text: str) -> str:
+    for art in ("a ", "an "):
+        if text.startswith(art):
+            return text[len(art):]
+    return text
 
 
 class HasMethods(Constraint):
@@ -305,7 +352,7 @@ def check_texts(texts: Any, owner: str, method: str = "batch") -> list:
             if type(t) is not str:
                 break
         else:
-            return texts
+            return list(texts)  # a copy: the caller's list is never the one a layer works on
     prefix = _texts_prefix(owner, method)
     if isinstance(texts, str):
         raise InvalidParameterError(f"{prefix}, got a single str: wrap it in a list")
