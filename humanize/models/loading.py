@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
+from humanize._validation import Constraint
+
 from .cache import cache_dir, get_or_load
 from .errors import ModelUnavailable
 from .gguf import convert_gguf, converted_dir, is_converted
@@ -178,6 +180,34 @@ def resolve_dtype(dtype: Any, device) -> Any:
 def _hub_offline() -> bool:
     return any(os.environ.get(v, "").strip().lower() in ("1", "true", "yes", "on")
                for v in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HUMANIZE_OFFLINE"))
+
+
+class _ModelArgument(Constraint):
+    """A model argument: a non-blank name or path, or a loaded model (``.model`` and ``.resolved``)."""
+
+    def is_satisfied_by(self, value: Any) -> bool:
+        if isinstance(value, os.PathLike):
+            return True
+        if isinstance(value, str):
+            return bool(value.strip())
+        return hasattr(value, "model") and hasattr(value, "resolved")
+
+    def describe(self) -> str:
+        return "a model name or path (not blank), or a loaded model"
+
+
+class _NonBlankStr(Constraint):
+    def is_satisfied_by(self, value: Any) -> bool:
+        return isinstance(value, str) and bool(value.strip())
+
+    def describe(self) -> str:
+        return "a non-blank str"
+
+
+#: The parameter constraint of every argument that names a model (:mod:`humanize._validation`).
+MODEL = _ModelArgument()
+#: A str with a non-space character (a hub id, a server's model name, a label).
+NONBLANK_STR = _NonBlankStr()
 
 
 def _check_name(name: Any) -> str:
