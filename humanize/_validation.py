@@ -131,7 +131,7 @@ class Interval(Constraint):
 
     def describe(self) -> str:
         what = "an int" if self.kind is numbers.Integral else "a number"
-        if self.left is None and self.right is None:
+        if (self.left is None or self.left == float("-inf")) and (self.right is None or self.right == float("inf")):
             return what
         lb = "[" if self.closed in ("both", "left") and self.left is not None else "("
         rb = "]" if self.closed in ("both", "right") and self.right is not None else ")"
@@ -208,15 +208,20 @@ class InstanceOf(Constraint):
 
 
 class SequenceOf(Constraint):
-    """A list or tuple whose every item satisfies one of ``items`` (constraint entries); ``nonempty``: at least one."""
+    """A list or tuple whose every item satisfies one of ``items`` (constraint entries); ``nonempty``: at least one.
 
-    def __init__(self, *items: Any, nonempty: bool = False, name: str | None = None):
+    ``containers``: the collection types taken (default list and tuple).
+    """
+
+    def __init__(self, *items: Any, nonempty: bool = False, name: str | None = None,
+                 containers: tuple = (list, tuple)):
         if not items:
             raise TypeError("SequenceOf: expects one or more item constraints")
         self.items, self.nonempty, self.name = [make_constraint(c) for c in items], nonempty, name
+        self.containers = containers
 
     def is_satisfied_by(self, value: Any) -> bool:
-        if not isinstance(value, (list, tuple)) or (self.nonempty and not value):
+        if not isinstance(value, self.containers) or (self.nonempty and not value):
             return False
         return all(any(c.is_satisfied_by(v) for c in self.items) for v in value)
 
@@ -224,7 +229,8 @@ class SequenceOf(Constraint):
         if self.name:
             return self.name
         what = " or ".join(dict.fromkeys(_strip_article(c.describe()) for c in self.items))
-        return f"a {'non-empty ' if self.nonempty else ''}list or tuple of {what}"
+        kinds = " or ".join(t.__name__ for t in self.containers)
+        return f"a {'non-empty ' if self.nonempty else ''}{kinds} of {what}"
 
 
 def _strip_article(text: str) -> str:

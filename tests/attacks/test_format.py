@@ -346,7 +346,7 @@ def test_impose_validates_its_parameters(demo_profiles):
     with pytest.raises(ValueError, match="1.5"):
         ImposeFormat(human, rate=1.5)
     a = ImposeFormat(human)
-    with pytest.raises(TypeError, match="got NoneType"):
+    with pytest.raises(TypeError, match=r"^ImposeFormat: profile must be .*, got None \(NoneType\)$"):
         a.set_params(profile=None)
 
 
