@@ -8,6 +8,7 @@ import numpy as np
 from numbers import Integral, Real
 
 from humanize._validation import HasMethods, InstanceOf, Interval, Options, SequenceOf
+from humanize.exceptions import InvalidParameterError
 from humanize.models import DEFAULT_RANKING_LM
 
 from ..base import Attack
@@ -218,7 +219,7 @@ class QPA(Attack):
     def _check(self) -> None:
         inner = self.inner()
         if not isinstance(inner, WordSubstitution):
-            raise TypeError(f"QPA: attack must be a word-substitution attack (WordSubstitution, Synonym, RAFT, "
+            raise InvalidParameterError(f"QPA: attack must be a word-substitution attack (WordSubstitution, Synonym, RAFT, "
                             f"HMGC), its registered name or a table, got {type(inner).__name__}")
 
     def inner(self) -> Attack:
@@ -230,7 +231,7 @@ class QPA(Attack):
             params = {} if isinstance(attack, str) else {k: v for k, v in attack.items() if k != "name"}
             name = attack if isinstance(attack, str) else attack.get("name")
             if not isinstance(name, str):
-                raise TypeError(f"QPA: an attack table needs a 'name' (a registered attack), got {attack!r}")
+                raise InvalidParameterError(f"QPA: an attack table needs a 'name' (a registered attack), got {attack!r}")
             if self.seed is not None:  # one seed for everything inside (a surrogate's train split too)
                 params["seed"] = self.seed
             built = self.__dict__.get("_inner")
