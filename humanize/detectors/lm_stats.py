@@ -29,7 +29,7 @@ from numbers import Integral
 
 import numpy as np
 
-from humanize._validation import Interval, validate_parameter_constraints
+from humanize._validation import Interval, check_texts, validate_parameter_constraints
 from humanize.models.loading import MODEL
 from humanize.models.scoring import STATISTICS_CACHE, model_key, text_key
 
@@ -152,10 +152,7 @@ class LMStatistics:
 
     def compute(self, texts: Sequence[str]) -> list[TextStatistics]:
         """Statistics of each text, in input order (identical texts are computed once)."""
-        texts = list(texts)
-        for i, t in enumerate(texts):
-            if not isinstance(t, str):
-                raise TypeError(f"texts must be str, item {i} is {type(t).__name__}")
+        texts = check_texts(texts, "LMStatistics", "compute")
         from humanize.models.text import model_input
 
         # repaired before the cache lookup, so cached and fresh texts warn alike

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from humanize._params import ParamsMixin
+from humanize._validation import InstanceOf
 from humanize.models import DEFAULT_CAUSAL_LM, DEFAULT_SENTENCE_ENCODER, LoadedModel
 from humanize.models.loading import MODEL
 
@@ -71,6 +72,7 @@ class QualityMeter(ParamsMixin):
         "nli_model": [MODEL],
         **WINDOW_CONSTRAINTS,  # batch_size, max_length, stride, max_windows
         "max_chars": MAX_CHARS_CONSTRAINT,
+        "custom": [InstanceOf(list, tuple, name="a list of quality meters (PairMeter objects, names or tables)"), None],
     }
 
     def __init__(self, lm: Union[str, LoadedModel] = DEFAULT_CAUSAL_LM,

@@ -220,3 +220,11 @@ def test_a_device_this_machine_lacks_is_a_clear_error_naming_device():
         with pytest.raises(ValueError, match="device"):
             resolve_device(device)
     assert resolve_device("cpu").type == "cpu"
+
+
+def test_lm_statistics_takes_the_one_batch_rule(tiny_lm):
+    stats = lm_stats.LMStatistics(tiny_lm, max_tokens=np.int64(8))
+    for bad in ({"a text": 1}, "a text", None, 5):
+        with pytest.raises(TypeError, match=r"LMStatistics\.compute expects a sequence of str"):
+            stats.compute(bad)
+    assert len(stats.compute(np.array(["a text", "another"]))) == 2

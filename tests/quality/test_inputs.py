@@ -205,6 +205,7 @@ def test_similarity_function_takes_any_text(minilm, a, b):
     (dict(max_windows=np.int64(0)), ValueError, r"max_windows must be an int in \[1, inf\), got np.int64\(0\) \(int64\)"),
     (dict(max_chars=2.5), TypeError, r"max_chars must be an int in \[1, inf\), got 2.5 \(float\)"),
     (dict(meters={"rouge_l": 1}), TypeError, "meters must be a sequence of names or None, got dict"),
+    (dict(custom={"name": "x"}), TypeError, r"QualityMeter: custom must be a list of quality meters .* or None, got"),
     (dict(max_length=128, stride=128), ValueError, r"stride must be in \[1, max_length-1\]"),
 ])
 def test_quality_meter_rejects_bad_window_arguments_when_built(kwargs, error, match):
