@@ -141,7 +141,12 @@ class ParamsMixin:
         Raises :class:`~humanize.exceptions.InvalidParameterError` naming the class, the
         parameter, the value and what is allowed.
         """
-        validate_parameter_constraints(type(self).__name__, self._merged_constraints(), self.get_params(deep=False))
+        merged = self._merged_constraints()
+        # only the constrained parameters, and only those already set (a subclass may validate in its
+        # base's __init__ before it has stored its own)
+        missing = object()
+        params = {k: v for k in merged if (v := getattr(self, k, missing)) is not missing}
+        validate_parameter_constraints(type(self).__name__, merged, params)
         self._check()
 
     def _check(self) -> None:
