@@ -6,7 +6,8 @@ NVML process memory when ``pynvml`` is present), token counts and the
 detector queries / LLM API tokens an attack reports. Model loads that happen
 inside a call are timed separately (``load_s``) and subtracted from its
 ``wall_s`` and ``cpu_s``. This module imports nothing of humanize's but the core
-(:mod:`humanize._validation`): the model layer reports loads by calling :func:`record_model_load` when this module is loaded.
+(:mod:`humanize._validation`): the model layer reports loads by calling
+:func:`record_model_load` when this module is loaded.
 """
 from __future__ import annotations
 

@@ -53,8 +53,9 @@ class Target(ParamsMixin):
 
     version = "1"
     _parameter_constraints = {
-        "detector": [InstanceOf(Detector, name="a Detector object (e.g. humanize.detectors.get('tfidf_lr'); to "
-                                               "build one from a name and a dataset, humanize.benchmarks.build_target)")],
+        "detector": [InstanceOf(Detector, name="a Detector object (e.g. humanize.detectors.get('tfidf_lr'); "
+                                               "to build one from a name and a dataset, "
+                                               "humanize.benchmarks.build_target)")],
     }
 
     def __init__(self, detector: Any, train: Any = None):

@@ -52,7 +52,8 @@ WINDOW_CONSTRAINTS = {
 
 
 def check_max_windows(max_windows, owner: str = "perplexity") -> int:
-    """``max_windows`` as an int >= 1; :class:`~humanize.exceptions.InvalidParameterError` naming the value otherwise."""
+    """``max_windows`` as an int >= 1; :class:`~humanize.exceptions.InvalidParameterError` naming the value
+    otherwise."""
     validate_parameter_constraints(owner, WINDOW_CONSTRAINTS, {"max_windows": max_windows})
     return int(max_windows)
 
