@@ -21,6 +21,7 @@ import os
 from typing import Any
 
 from ._canonical import canonical, digest
+from ._validation import validate_parameter_constraints
 
 __all__ = ["ParamsMixin"]
 
@@ -48,6 +49,10 @@ class ParamsMixin:
     _runtime_params: tuple = ("device", "dtype")
     _library_version: bool = False
     _repr_changed_only: bool = False
+    #: What each constructor argument may be (:mod:`humanize._validation`): name -> list of
+    #: constraints, one of which the value must satisfy. Merged along the MRO (a subclass's entry
+    #: for a name replaces its base's) and applied to the parameters ``__init__`` takes.
+    _parameter_constraints: dict = {}
 
     # -- reading parameters ---------------------------------------------------------
     @classmethod
@@ -117,8 +122,35 @@ class ParamsMixin:
             raise
         return self
 
+    @classmethod
+    def _merged_constraints(cls) -> dict:
+        """``_parameter_constraints`` merged along the MRO, for the parameters ``__init__`` takes (cached per class)."""
+        merged = cls.__dict__.get("_merged_constraints_cache")
+        if merged is None:
+            merged = {}
+            for klass in reversed(cls.__mro__):
+                merged.update(klass.__dict__.get("_parameter_constraints", {}))
+            names = set(cls._param_tuple())
+            merged = {k: v for k, v in merged.items() if k in names}
+            cls._merged_constraints_cache = merged
+        return merged
+
     def _validate(self) -> None:
-        """Check the parameters (type and range), raising ``TypeError``/``ValueError`` naming the problem."""
+        """Check the parameters against the declared constraints, then the cross-parameter rules (``_check``).
+
+        Raises :class:`~humanize.exceptions.InvalidParameterError` naming the class, the
+        parameter, the value and what is allowed.
+        """
+        merged = self._merged_constraints()
+        # only the constrained parameters, and only those already set (a subclass may validate in its
+        # base's __init__ before it has stored its own)
+        missing = object()
+        params = {k: v for k in merged if (v := getattr(self, k, missing)) is not missing}
+        validate_parameter_constraints(type(self).__name__, merged, params)
+        self._check()
+
+    def _check(self) -> None:
+        """Rules that involve several parameters (``low <= high``); each parameter alone is already valid."""
 
     # -- printing -------------------------------------------------------------------
     def __repr__(self) -> str:

@@ -23,8 +23,12 @@ def homoglyph_table() -> dict[str, list[str]]:
     return {k: [t["char"] for t in v] for k, v in load_json("homoglyphs_raid.json").items()}
 
 
+#: The misspelling dictionaries by name (the file each is read from).
+MISSPELLING_DICTIONARIES = {"common": "misspellings_common.json", "wikipedia": "misspellings_wikipedia_machines.json"}
+
+
 def misspelling_table(name: str = "common") -> dict[str, list[str]]:
-    files = {"common": "misspellings_common.json", "wikipedia": "misspellings_wikipedia_machines.json"}
+    files = MISSPELLING_DICTIONARIES
     if name not in files:
         raise ValueError(f"unknown misspelling dictionary {name!r}; choose one of {sorted(files)}")
     return load_json(files[name])

@@ -24,6 +24,8 @@ import regex
 
 from ._sampling import choose_sites
 from ._stream import DocumentRandom
+from humanize._validation import Options
+
 from .base import Edit, SiteAttack, apply_edits
 
 SCOPES = ("raid", "extended")
@@ -126,17 +128,13 @@ class ArticleDeletion(SiteAttack):
     name = "article_deletion"
     needs_model = False  # rule-based: scheduled as plain tasks
 
+    _parameter_constraints = {"scope": [Options(str, SCOPES)]}
+
     def __init__(self, rate: float = 0.5, seed: int = 0, scope: str = "raid"):
         self.rate = rate
         self.seed = seed
         self.scope = scope
         self._validate()
-
-    def _validate(self) -> None:
-        super()._validate()
-        if self.scope not in SCOPES:
-            choices = ", ".join(map(repr, SCOPES))
-            raise ValueError(f"ArticleDeletion: scope must be one of {choices}, got {self.scope!r}")
 
     def sites(self, text: str) -> list[tuple]:
         return _raid_sites(text) if self.scope == "raid" else _extended_sites(text)

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import math
+from numbers import Real
 from dataclasses import dataclass, field
 from typing import Any, Iterable, NamedTuple, Sequence
 
 import numpy as np
 
 from humanize._params import EqualByParams, ParamsMixin
+from humanize._validation import Interval, check_text, check_texts
 
 from ._stream import DocumentRandom, document_digest, document_digest_head
 
@@ -161,29 +162,14 @@ _new = object.__new__
 _IMMUTABLE = frozenset({str, int, float, bool, type(None), bytes})
 
 
-def _check_text(attack: "Attack", text: Any) -> str:
-    if not isinstance(text, str):
-        raise TypeError(f"{type(attack).__name__} expects a str, got {type(text).__name__}")
-    return text
+def _check_text(owner: Any, text: Any) -> str:
+    """One document (kept for callers outside the attack layer; :func:`humanize._validation.check_text`)."""
+    return check_text(text, type(owner).__name__, "apply")
 
 
-def _check_batch(attack: "Attack", texts: Any) -> Sequence[str]:
-    """``texts`` as a sequence of str, or a TypeError naming the attack and what is wrong."""
-    who = f"{type(attack).__name__}.batch"
-    if isinstance(texts, (str, bytes, bytearray)):
-        raise TypeError(f"{who} expects a sequence of str (one per document), got a single {type(texts).__name__}; "
-                        f"wrap it in a list or call .apply() on it")
-    if not isinstance(texts, (list, tuple)):
-        try:
-            texts = list(texts)
-        except TypeError:
-            raise TypeError(
-                f"{who} expects a sequence of str (one per document), got {type(texts).__name__}"
-            ) from None
-    for i, t in enumerate(texts):
-        if not isinstance(t, str):
-            raise TypeError(f"{who} expects a sequence of str: item {i} is a {type(t).__name__}")
-    return texts
+def _check_batch(owner: Any, texts: Any) -> list:
+    """A batch (kept for callers outside the attack layer; :func:`humanize._validation.check_texts`)."""
+    return check_texts(texts, type(owner).__name__, "batch")
 
 
 class Attack(EqualByParams, ParamsMixin):
@@ -230,16 +216,21 @@ class Attack(EqualByParams, ParamsMixin):
                             f"rate parameter or set has_rate = False")
 
     # -- parameters (get_params, set_params, repr, fingerprint: humanize._params.ParamsMixin) --------
-    def _validate(self) -> None:
-        seed = getattr(self, "seed", 0)
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-            raise TypeError(f"{type(self).__name__}: seed must be an int, got {type(seed).__name__}")
-        if self.has_rate:
-            rate = getattr(self, "rate")
-            if isinstance(rate, bool) or not isinstance(rate, (int, float, np.floating, np.integer)):
-                raise TypeError(f"{type(self).__name__}: rate must be a number in [0, 1], got {type(rate).__name__}")
-            if not (0.0 <= float(rate) <= 1.0) or math.isnan(float(rate)):
-                raise ValueError(f"{type(self).__name__}: rate θ must be in [0, 1], got {rate!r}")
+    #: The declared parameter constraints (:mod:`humanize._validation`), merged along the MRO. ``rate``
+    #: applies where ``has_rate`` is True; a class whose rate means something else declares its own entry.
+    _parameter_constraints = {
+        "seed": ["seed"],
+        "rate": [Interval(Real, 0, 1, closed="both")],
+    }
+
+    @classmethod
+    def _merged_constraints(cls) -> dict:
+        merged = super()._merged_constraints()
+        if "rate" in merged and cls.has_rate is False and not any(
+                "rate" in k.__dict__.get("_parameter_constraints", {}) for k in cls.__mro__ if k is not Attack):
+            merged = {k: v for k, v in merged.items() if k != "rate"}
+            cls._merged_constraints_cache = merged
+        return merged
 
     # -- running --------------------------------------------------------------------
     def rng(self, text: str) -> np.random.Generator:
@@ -281,7 +272,7 @@ class Attack(EqualByParams, ParamsMixin):
     def apply(self, text: str) -> AttackResult:
         """Attack one document and return the text with its exact edits."""
         if type(text) is not str:
-            _check_text(self, text)
+            check_text(text, type(self).__name__, "apply")
         out = self._run(text)
         params = (self._params_cache or self._cache())[0]
         # Built without the frozen dataclass's __init__ (a tenth of a cheap attack's cost on a short text)
@@ -297,13 +288,13 @@ class Attack(EqualByParams, ParamsMixin):
 
     def __call__(self, text: str) -> str:
         """Attack one document and return only the text."""
-        _check_text(self, text)
+        check_text(text, type(self).__name__, "__call__")
         return self._run(text)[0]
 
     def batch(self, texts: Sequence[str]) -> list[AttackResult]:
         """Attack many documents; each output depends only on its own document."""
         apply = self.apply
-        return [apply(t) for t in _check_batch(self, texts)]
+        return [apply(t) for t in check_texts(texts, type(self).__name__, "batch")]
 
     # -- composition ----------------------------------------------------------------
     def __or__(self, other: "Attack") -> "Attack":
@@ -355,7 +346,7 @@ class BatchAttack(Attack):
         raise NotImplementedError(f"{type(self).__name__} must implement _results()")
 
     def apply(self, text: str) -> AttackResult:
-        _check_text(self, text)
+        check_text(text, type(self).__name__, "apply")
         return self._results([text])[0]
 
     def _run(self, text: str) -> tuple:
@@ -367,4 +358,4 @@ class BatchAttack(Attack):
 
     def batch(self, texts: Sequence[str]) -> list[AttackResult]:
         """Attack many documents in one pass; each output depends only on its own document."""
-        return self._results(list(_check_batch(self, texts)))
+        return self._results(check_texts(texts, type(self).__name__, "batch"))

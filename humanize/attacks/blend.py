@@ -24,8 +24,11 @@ from typing import Any, Callable, Sequence, Union
 
 import numpy as np
 
+from humanize._validation import InstanceOf, Options, SequenceOf
+
 from ._text import sentence_spans
 from .base import Attack, AttackResult, BatchAttack, Edit, document_random
+from humanize.exceptions import InvalidParameterError
 
 __all__ = ["Blend", "POLICIES", "QUALITY_LOSSES", "LOSS_FLOOR"]
 
@@ -74,6 +77,13 @@ class Blend(BatchAttack):
     name = "blend"
     has_rate = False
 
+    _parameter_constraints = {
+        "attacks": [SequenceOf(Attack, "str", nonempty=True, name="a non-empty list of Attack objects or names")],
+        "policy": [Options(str, POLICIES)],
+        "detector": ["str", InstanceOf("humanize.detectors.base:Detector", name="a Detector"), None],
+        "meter": [Options(str, QUALITY_LOSSES), "callable", None],
+    }
+
     def __init__(self, attacks: Sequence[Union[Attack, str]], policy: str = "alternate",
                  detector: Any = None, meter: Union[None, str, Callable] = None, seed: int = 0):
         self.attacks = attacks
@@ -96,34 +106,20 @@ class Blend(BatchAttack):
     # -- parameters -----------------------------------------------------------------
     def _validate(self) -> None:
         super()._validate()
-        if isinstance(self.attacks, (Attack, str)) or not isinstance(self.attacks, (list, tuple)):
-            raise TypeError(f"Blend: attacks must be a list of Attack objects or names, "
-                            f"got {type(self.attacks).__name__}")
-        if not self.attacks:
-            raise ValueError("Blend: attacks must not be empty")
         from .registry import resolve
 
-        for i, a in enumerate(self.attacks):
+        for a in self.attacks:
             if isinstance(a, str):
                 resolve(a)  # unknown name: ValueError listing the registered attacks
-            elif not isinstance(a, Attack):
-                raise TypeError(f"Blend: attacks[{i}] is a {type(a).__name__}, not an Attack or a name")
-        if not isinstance(self.policy, str) or self.policy not in POLICIES:
-            raise ValueError(f"Blend: policy must be one of {', '.join(POLICIES)}, got {self.policy!r}")
-        if self.detector is not None:
-            from humanize.detectors import Detector
+        if isinstance(self.detector, str):
             from humanize.detectors.registry import resolve as resolve_detector
 
-            if isinstance(self.detector, str):
-                resolve_detector(self.detector)
-            elif not isinstance(self.detector, Detector):
-                raise TypeError(f"Blend: detector must be a Detector or a registered name, "
-                                f"got {type(self.detector).__name__}")
+            resolve_detector(self.detector)
+
+    def _check(self) -> None:
         if self.policy == "greedy" and self.detector is None:
-            raise ValueError("Blend: policy='greedy' needs a detector (an object or a name such as 'log_likelihood')")
-        if not (self.meter is None or callable(self.meter) or self.meter in QUALITY_LOSSES):
-            raise ValueError(f"Blend: meter must be None, one of {', '.join(QUALITY_LOSSES)} or a callable "
-                             f"(originals, attacked) -> losses, got {self.meter!r}")
+            raise InvalidParameterError("Blend: policy='greedy' needs a detector (an object or a name such as "
+                                        "'log_likelihood'), got detector=None")
 
     def steps(self) -> list[Attack]:
         """The attacks as objects; a name resolves once to its registered class with default parameters."""

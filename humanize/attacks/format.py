@@ -40,6 +40,7 @@ from .format_profile import (
     sentence_gaps,
 )
 from .pipeline import compose_edits
+from humanize._validation import InstanceOf
 from humanize.exceptions import InadmissibleTransform  # defined there; importable here as before
 
 __all__ = ["FormatProfile", "ImposeFormat", "InadmissibleTransform", "StripFormat", "is_admissible"]
@@ -257,17 +258,13 @@ class ImposeFormat(Attack):
         self.normalize = normalize
         self._validate()
 
-    def _validate(self) -> None:
-        super()._validate()
-        if not isinstance(self.profile, FormatProfile):
-            hint = "; build one with FormatProfile.from_dict(d)" if isinstance(self.profile, dict) else ""
-            raise TypeError(
-                "ImposeFormat: profile must be a fitted FormatProfile, "
-                f"got {type(self.profile).__name__}{hint}"
-            )
+    _parameter_constraints = {
+        "profile": [InstanceOf(FormatProfile, name="a fitted FormatProfile (FormatProfile.from_dict(d) builds one)")],
+        "normalize": ["boolean"],
+    }
+
+    def _check(self) -> None:
         self.profile.check_fitted("ImposeFormat(profile=...)")
-        if not isinstance(self.normalize, (bool, np.bool_)):
-            raise TypeError(f"ImposeFormat: normalize must be a bool, got {type(self.normalize).__name__}")
 
     def _run(self, text: str) -> tuple:
         prof, theta = self.profile, float(self.rate)

@@ -21,6 +21,8 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from humanize._validation import validate_parameter_constraints
+
 from ._text import sentence_spans
 
 __all__ = ["FormatProfile", "UNBROKEN", "sentence_gaps"]
@@ -171,10 +173,10 @@ class FormatProfile:
 
         return copy.deepcopy(self)
 
+    _parameter_constraints = {"censor_last_line": ["boolean"]}
+
     def _validate(self) -> None:
-        if not isinstance(self.censor_last_line, (bool, np.bool_)):
-            got = type(self.censor_last_line).__name__
-            raise TypeError(f"FormatProfile: censor_last_line must be a bool, got {got}")
+        validate_parameter_constraints("FormatProfile", self._parameter_constraints, self.get_params())
 
     def fit(self, texts: Iterable[str], y: Any = None) -> "FormatProfile":
         """Measure the formatting of ``texts`` (an iterable of str: list, tuple, pandas Series)."""

@@ -20,16 +20,13 @@ class InsertParagraphs(SiteAttack):
     name = "insert_paragraphs"
     needs_model = False  # rule-based: scheduled as plain tasks
 
+    _parameter_constraints = {"separator": ["nonempty str"]}
+
     def __init__(self, rate: float = 0.5, seed: int = 0, separator: str = "\n\n"):
         self.rate = rate
         self.seed = seed
         self.separator = separator
         self._validate()
-
-    def _validate(self) -> None:
-        super()._validate()
-        if not isinstance(self.separator, str) or not self.separator:
-            raise ValueError(f"InsertParagraphs: separator must be a non-empty str, got {self.separator!r}")
 
     def sites(self, text: str) -> list[int]:
         spans = sentence_spans(text)

@@ -18,7 +18,9 @@ import numpy as np
 
 from ._casing import match_case
 from ._lexicon import LexiconMatcher
-from ._resources import misspelling_table
+from humanize._validation import Options
+
+from ._resources import MISSPELLING_DICTIONARIES, misspelling_table
 from ._sampling import choose_sites, stochastic_count
 from .base import Attack, Edit, apply_edits
 
@@ -57,6 +59,11 @@ class Misspelling(Attack):
     name = "misspelling"
     _model_params = ("lm",)  # fingerprinted by the model's identity (a callable cannot be: TypeError)
 
+    _parameter_constraints = {
+        "dictionary": [Options(str, tuple(MISSPELLING_DICTIONARIES))],
+        "lm": ["model", "callable", None],
+    }
+
     def __init__(self, rate: float = 0.2, seed: int = 0, dictionary: str = "common", lm: Any = None):
         self.rate = rate
         self.seed = seed
@@ -68,14 +75,6 @@ class Misspelling(Attack):
     def needs_model(self) -> bool:
         """RAID's misspelling is rule-based; with an ``lm`` it ranks the words with a model."""
         return self.lm is not None
-
-    def _validate(self) -> None:
-        super()._validate()
-        misspelling_table(self.dictionary)  # raises ValueError naming the valid dictionaries
-        if self.lm is not None and not (isinstance(self.lm, str) or callable(self.lm) or hasattr(self.lm, "model")):
-            raise TypeError(
-                f"Misspelling: lm must be None, a model name, a loaded model or a callable, got {type(self.lm).__name__}"
-            )
 
     def _scorer(self):
         """A callable text -> (offsets, logprobs), and the name of the model behind it."""

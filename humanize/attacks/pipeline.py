@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from humanize._validation import SequenceOf, check_text
+
 from .base import Attack, AttackResult, Edit, apply_edits
 
 
@@ -66,6 +68,8 @@ class Pipeline(Attack):
 
     name = "pipeline"
     has_rate = False
+
+    _parameter_constraints = {"attacks": [SequenceOf(Attack)]}
 
     def __init__(self, attacks: Sequence[Attack]):
         self.attacks = attacks
@@ -130,13 +134,6 @@ class Pipeline(Attack):
             raise ValueError(f"Pipeline has no parameter or step {name!r}; valid: attacks"
                              f"{', ' if steps else ''}{', '.join(steps)}")
 
-    def _validate(self) -> None:
-        if isinstance(self.attacks, Attack) or not isinstance(self.attacks, (list, tuple)):
-            raise TypeError(f"Pipeline expects a list of Attack objects, got {type(self.attacks).__name__}")
-        for a in self.attacks:
-            if not isinstance(a, Attack):
-                raise TypeError(f"Pipeline expects Attack objects, got {type(a).__name__}")
-
     def _run(self, text: str):
         current = text
         edits: list[Edit] = []
@@ -150,8 +147,7 @@ class Pipeline(Attack):
         return current, edits, info
 
     def __call__(self, text: str) -> str:
-        if not isinstance(text, str):
-            raise TypeError(f"Pipeline expects a str, got {type(text).__name__}")
+        check_text(text, "Pipeline", "__call__")
         for a in self.attacks:
             text = a(text)
         return text

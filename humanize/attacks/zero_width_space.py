@@ -24,6 +24,8 @@ import numpy as np
 import regex
 
 from ._stream import DocumentRandom
+from humanize._validation import Options
+
 from .base import Edit, SiteAttack
 
 ZWSP = "\u200b"
@@ -164,20 +166,14 @@ class ZeroWidthSpace(SiteAttack):
     name = "zero_width_space"
     needs_model = False  # rule-based: scheduled as plain tasks
 
+    _parameter_constraints = {"char": ["nonempty str"], "boundary": [Options(str, BOUNDARIES)]}
+
     def __init__(self, rate: float = 1.0, seed: int = 0, char: str = ZWSP, boundary: str = "codepoint"):
         self.rate = rate
         self.seed = seed
         self.char = char
         self.boundary = boundary
         self._validate()
-
-    def _validate(self) -> None:
-        super()._validate()
-        if not isinstance(self.char, str) or not self.char:
-            raise ValueError(f"ZeroWidthSpace: char must be a non-empty str, got {self.char!r}")
-        if not isinstance(self.boundary, str) or self.boundary not in BOUNDARIES:
-            choices = ", ".join(map(repr, BOUNDARIES))
-            raise ValueError(f"ZeroWidthSpace: boundary must be one of {choices}, got {self.boundary!r}")
 
     def sites(self, text: str) -> list[int]:
         return _grapheme_sites(text) if self.boundary == "grapheme" else _sites(text)

@@ -5,19 +5,23 @@ process memory (RSS), peak GPU memory (torch allocator peak, reset per call;
 NVML process memory when ``pynvml`` is present), token counts and the
 detector queries / LLM API tokens an attack reports. Model loads that happen
 inside a call are timed separately (``load_s``) and subtracted from its
-``wall_s`` and ``cpu_s``. This module imports nothing of humanize's: the model
-layer reports loads by calling :func:`record_model_load` when this module is loaded.
+``wall_s`` and ``cpu_s``. This module imports nothing of humanize's but the core
+(:mod:`humanize._validation`): the model layer reports loads by calling
+:func:`record_model_load` when this module is loaded.
 """
 from __future__ import annotations
 
 import functools
 import math
+import numbers
 import threading
 import time
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Optional
 
 import pandas as pd
+
+from humanize._validation import Interval, validate_parameter_constraints
 
 from .memory import PeakRSS, gpu_peak_start, gpu_peak_stop, nvml_process_mb, rss_mb
 from .tokens import resolve_tokenizer
@@ -49,6 +53,19 @@ def record_model_load(event: dict) -> None:
             m.meter.loads.append({"attack": m.attack, "doc_id": m.doc_id, **event})
 
 
+def _is_count(value: Any) -> bool:
+    """A number (numpy scalars too; NaN allowed), never a bool."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and type(value).__name__ != "bool_"
+
+
+#: CostMeter's parameters (it keeps its own repr, so it is not a ParamsMixin).
+_METER_CONSTRAINTS = {
+    "track_gpu": ["boolean"],
+    "sample_interval": [Interval(numbers.Real, 0, None, closed="neither")],  # seconds between RSS samples
+}
+_MEASURE_CONSTRAINTS = {"n_docs": [Interval(numbers.Integral, 0, None)]}  # an empty batch is 0
+
+
 class Measurement:
     """The running record of one measured call; ``add`` counts, the meter fills in the rest."""
 
@@ -64,7 +81,7 @@ class Measurement:
         for key, value in counts.items():
             if value is None:
                 continue
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
+            if not _is_count(value):
                 raise TypeError(f"count {key!r} must be a number, got {type(value).__name__}")
             self.counts[key] = self.counts.get(key, 0) + value
             if self.record is not None:  # counted after the timed block (e.g. tokens): the record takes them too
@@ -80,7 +97,7 @@ class Measurement:
         for item in (result if isinstance(result, (list, tuple)) else [result]):
             usage = getattr(item, "usage", None)
             if isinstance(usage, dict):
-                self.add(**{k: v for k, v in usage.items() if isinstance(v, (int, float))})
+                self.add(**{k: v for k, v in usage.items() if _is_count(v)})
 
 
 class CostMeter:
@@ -106,14 +123,8 @@ class CostMeter:
         self._validate()
 
     def _validate(self) -> None:
-        if not isinstance(self.track_gpu, bool):
-            raise TypeError(f"CostMeter: track_gpu must be True or False, got {type(self.track_gpu).__name__} "
-                            f"{self.track_gpu!r}")
-        si = self.sample_interval
-        if isinstance(si, bool) or not isinstance(si, (int, float)):
-            raise TypeError(f"CostMeter: sample_interval must be a number of seconds > 0, got {type(si).__name__} {si!r}")
-        if not (math.isfinite(si) and si > 0):
-            raise ValueError(f"CostMeter: sample_interval must be a finite number of seconds > 0, got {si!r}")
+        validate_parameter_constraints("CostMeter", _METER_CONSTRAINTS,
+                                       {"track_gpu": self.track_gpu, "sample_interval": self.sample_interval})
 
     def __repr__(self) -> str:
         return (f"CostMeter(count_tokens={self.count_tokens!r}, track_gpu={self.track_gpu!r}, "
@@ -135,10 +146,8 @@ class CostMeter:
     def measure(self, doc_id: Any = None, attack: Optional[str] = None, n_docs: int = 1,
                 **extra: Any) -> Iterator[Measurement]:
         """Measure the ``with`` block as one record (``n_docs`` documents)."""
-        if isinstance(n_docs, bool) or not isinstance(n_docs, int):
-            raise TypeError(f"CostMeter.measure: n_docs must be an int >= 0, got {type(n_docs).__name__} {n_docs!r}")
-        if n_docs < 0:
-            raise ValueError(f"CostMeter.measure: n_docs must be >= 0 (an empty batch is 0), got {n_docs}")
+        validate_parameter_constraints("CostMeter.measure", _MEASURE_CONSTRAINTS, {"n_docs": n_docs})
+        n_docs = int(n_docs)
         m = Measurement(self, doc_id, attack, n_docs, extra)
         rss_peak = PeakRSS(self.sample_interval)
         with _LOCK:

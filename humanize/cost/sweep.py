@@ -13,10 +13,13 @@ from __future__ import annotations
 import hashlib
 import math
 import warnings
+from numbers import Integral
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 import numpy as np
 import pandas as pd
+
+from humanize._validation import Interval, check_texts, validate_parameter_constraints
 
 from .meter import CostMeter
 from .tokens import resolve_tokenizer
@@ -29,21 +32,23 @@ def _seed(seed: int, length: int) -> int:
     return int.from_bytes(hashlib.sha256(f"{seed}:{length}".encode()).digest()[:8], "little")
 
 
-def _check_int(name: str, value: Any, minimum: Optional[int]) -> None:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {value!r} ({type(value).__name__})")
-    if minimum is not None and value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
+#: The sweep's arguments (:mod:`humanize._validation`).
+_CONSTRAINTS = {
+    "per_bucket": [Interval(Integral, 1, None)],
+    "seed": ["seed"],
+    "step": [Interval(Integral, 1, None), None],
+    "each length": [Interval(Integral, 1, None)],  # a token count
+}
 
 
-def _check_lengths(lengths: Any) -> list[int]:
-    if isinstance(lengths, (str, bytes)) or not hasattr(lengths, "__iter__"):
-        raise TypeError(f"lengths must be an iterable of token counts (int), got {type(lengths).__name__}")
+def _check_lengths(lengths: Any, owner: str) -> list[int]:
+    if isinstance(lengths, (str, bytes, dict, set)) or not hasattr(lengths, "__iter__"):
+        raise TypeError(f"{owner}: lengths must be an iterable of token counts (int), got {type(lengths).__name__}")
     lengths = list(lengths)
     if not lengths:
-        raise ValueError("lengths must hold at least one token count")
+        raise ValueError(f"{owner}: lengths must hold at least one token count")
     for n in lengths:
-        _check_int("lengths: each length", n, 1)
+        validate_parameter_constraints(f"{owner}: lengths", _CONSTRAINTS, {"each length": n})
     return sorted(int(n) for n in lengths)
 
 
@@ -51,17 +56,11 @@ def bucket_documents(documents: Sequence[str], lengths: Iterable[int] = range(10
                      per_bucket: int = 10, tokenizer: Any = "gpt2", seed: int = 0,
                      step: Optional[int] = None) -> pd.DataFrame:
     """Sampled, truncated documents: columns ``bucket, source_index, tokens, text``."""
-    if isinstance(documents, str) or not hasattr(documents, "__iter__"):
-        raise TypeError(f"documents must be a sequence of str, got {type(documents).__name__}")
-    documents = list(documents)
-    for i, d in enumerate(documents):
-        if not isinstance(d, str):
-            raise TypeError(f"documents[{i}] must be a str, got {type(d).__name__}")
-    lengths = _check_lengths(lengths)
-    _check_int("per_bucket", per_bucket, 1)
-    _check_int("seed", seed, None)
-    if step is not None:
-        _check_int("step", step, 1)
+    documents = check_texts(documents, "humanize.cost", "bucket_documents")
+    lengths = _check_lengths(lengths, "bucket_documents")
+    validate_parameter_constraints("bucket_documents", _CONSTRAINTS,
+                                   {"per_bucket": per_bucket, "seed": seed, "step": step})
+    per_bucket, seed = int(per_bucket), int(seed)
     if step is None:
         step = lengths[1] - lengths[0] if len(lengths) > 1 else lengths[0]
     spans_of = resolve_tokenizer(tokenizer)
@@ -116,7 +115,7 @@ def length_sweep(fn: Callable, documents: Sequence[str], lengths: Iterable[int] 
     """
     if not callable(fn):
         raise TypeError(f"fn must be callable, got {type(fn).__name__}")
-    lengths = _check_lengths(lengths)
+    lengths = _check_lengths(lengths, "length_sweep")
     docs = bucket_documents(documents, lengths, per_bucket=per_bucket, tokenizer=tokenizer, seed=seed)
     if batched is None:
         batched = getattr(fn, "__name__", "") == "batch"

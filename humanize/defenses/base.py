@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Sequence
 
 from humanize._params import EqualByParams, ParamsMixin
-from humanize.attacks.base import AttackResult, Edit, _check_batch, _check_text
+from humanize._validation import check_text, check_texts
+from humanize.attacks.base import AttackResult, Edit
 
 __all__ = ["Defense"]
 
@@ -25,7 +26,8 @@ class Defense(EqualByParams, ParamsMixin):
     ``edits`` are sorted, non-overlapping :class:`~humanize.attacks.Edit` s over
     ``text`` with ``apply_edits(text, edits) == output``, or a callable giving them (read
     only when a caller asks for ``result.edits``). Constructor arguments are the
-    parameters (scikit-learn style), checked in ``_validate()``.
+    parameters (scikit-learn style), declared in ``_parameter_constraints`` (cross-parameter
+    rules in ``_check()``).
     """
 
     name: str = "defense"
@@ -37,7 +39,7 @@ class Defense(EqualByParams, ParamsMixin):
 
     def apply(self, text: str) -> AttackResult:
         """Defend one document: the rewritten text with its exact edits over ``text``."""
-        out, edits = self._run(_check_text(self, text))
+        out, edits = self._run(check_text(text, type(self).__name__, "apply"))
         r = _new(AttackResult)
         d = r.__dict__
         d["original"] = text
@@ -50,10 +52,10 @@ class Defense(EqualByParams, ParamsMixin):
 
     def __call__(self, text: str) -> str:
         """Defend one document and return only the text."""
-        return self._run(_check_text(self, text))[0]
+        return self._run(check_text(text, type(self).__name__, "__call__"))[0]
 
     def batch(self, texts: Sequence[str]) -> list[AttackResult]:
         """Defend many documents; each output depends only on its own document."""
-        return [self.apply(t) for t in _check_batch(self, texts)]
+        return [self.apply(t) for t in check_texts(texts, type(self).__name__, "batch")]
 
 

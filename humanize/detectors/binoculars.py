@@ -24,8 +24,11 @@ from typing import Sequence
 
 import numpy as np
 
-from .base import Detector, check_texts
-from .lm_stats import (DEFAULT_MAX_TOKENS, LMStatistics, TextStatistics, _check_positive_int, check_model_arg,
+from humanize._validation import check_texts
+from humanize.models.loading import MODEL
+
+from .base import Detector
+from .lm_stats import (DEFAULT_MAX_TOKENS, LMStatistics, TextStatistics, LM_CONSTRAINTS,
                        check_same_tokenizer, describe_lm, load_lm, warn_unscored)
 
 __all__ = ["Binoculars"]
@@ -51,6 +54,7 @@ class Binoculars(Detector):
 
     name = "binoculars"
     _model_params = ("observer", "performer")
+    _parameter_constraints = {"observer": [MODEL], "performer": [MODEL], **LM_CONSTRAINTS}
 
     def __init__(self, observer="tiiuae/falcon-7b", performer="tiiuae/falcon-7b-instruct", *,
                  max_tokens: int = DEFAULT_MAX_TOKENS, batch_tokens=None, device=None, dtype=None):
@@ -62,12 +66,6 @@ class Binoculars(Detector):
         self.dtype = dtype
         self._validate()
 
-    def _validate(self) -> None:
-        check_model_arg(self.observer, "observer")
-        check_model_arg(self.performer, "performer")
-        _check_positive_int(self.max_tokens, "max_tokens")
-        _check_positive_int(self.batch_tokens, "batch_tokens", allow_none=True)
-
     def _models(self):
         observer = load_lm(self.observer, self.device, self.dtype)
         performer = load_lm(self.performer, self.device, self.dtype)
@@ -77,7 +75,7 @@ class Binoculars(Detector):
 
     def statistics(self, texts: Sequence[str]) -> list[TextStatistics]:
         """Performer statistics with ``expected_logprob`` taken under the observer's distribution."""
-        texts = check_texts(self, texts)
+        texts = check_texts(texts, type(self).__name__, "score")
         self._validate()
         observer, performer = self._models()
         return LMStatistics(performer, reference=observer, max_tokens=self.max_tokens,

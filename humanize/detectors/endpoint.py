@@ -47,10 +47,14 @@ from urllib.parse import quote, urlsplit
 
 import numpy as np
 
+from numbers import Integral, Real
+
 from humanize._canonical import canonical
+from humanize._validation import Interval, check_texts
+from humanize.models.loading import NONBLANK_STR
 from humanize.generation.endpoint import EndpointError, _check_url, _display_url, _retry_after
 
-from .base import Detector, check_bool, check_texts
+from .base import Detector
 from .json_request import TEXT, TEXTS, check_body, describe_value, fill_body, parse_score_path, read_score_path
 
 __all__ = ["EndpointDetector", "EndpointError"]
@@ -97,6 +101,22 @@ class EndpointDetector(Detector):
     _library_version = False  # the scores are the service's, not this library's
     _transport_params = ("api_key_env", "auth_header", "auth_scheme", "max_concurrency", "max_retries", "backoff",
                          "max_wait", "timeout")
+    _parameter_constraints = {
+        "url": ["str"],
+        "score_path": ["str"],
+        "batch_size": [Interval(Integral, 1, None), None],
+        "invert": ["boolean"],
+        "headers": [dict, None],
+        "auth_header": [NONBLANK_STR],
+        "auth_scheme": ["str"],
+        "max_concurrency": [Interval(Integral, 1, None)],
+        "max_retries": [Interval(Integral, 0, None)],
+        "backoff": [Interval(Real, 0, None)],  # seconds
+        "max_wait": [Interval(Real, 0, None)],
+        "timeout": [Interval(Real, 0, None, closed="neither")],
+        "name": [NONBLANK_STR, None],
+        "version": [NONBLANK_STR],
+    }
 
     def __init__(self, url: str, *, body: "dict | list | None" = None, score_path: str = "scores",
                  batch_size: Optional[int] = None, invert: bool = False, headers: Optional[dict] = None,
@@ -124,16 +144,10 @@ class EndpointDetector(Detector):
         self._validate()
 
     # -- parameters ---------------------------------------------------------------------
-    def _validate(self) -> None:
+    def _check(self) -> None:
         own = type(self).__name__
         if self.name is None:
             self.name = type(self).name
-        for field in ("name", "version", "auth_header"):
-            v = getattr(self, field)
-            if not isinstance(v, str) or not v.strip():
-                raise TypeError(f"{own}: {field} must be a non-empty str, got {v!r}")
-        if not isinstance(self.url, str):
-            raise TypeError(f"{own}: url must be a str, got {type(self.url).__name__}")
         _check_url(self.url, "url", own, "http://localhost:8000/score")
         if "@" in urlsplit(self.url.strip()).netloc:
             raise ValueError(f"{own}: url must not hold credentials (user:password@host); put the key in an "
@@ -143,15 +157,9 @@ class EndpointDetector(Detector):
             self._steps = parse_score_path(self.score_path)
         except (TypeError, ValueError) as err:
             raise type(err)(f"{own}: {err}") from None
-        if self.batch_size is not None:
-            if isinstance(self.batch_size, bool) or not isinstance(self.batch_size, (int, np.integer)):
-                raise TypeError(f"{own}: batch_size must be an int or None, got {type(self.batch_size).__name__}")
-            if self.batch_size < 1:
-                raise ValueError(f"{own}: batch_size must be >= 1, got {self.batch_size}")
-            if self._mode == TEXT and self.batch_size != 1:
-                raise ValueError(f"{own}: body holds '{{text}}' (one text per request), so batch_size must be None "
-                                 f"or 1, got {self.batch_size}; put '{{texts}}' in the body to send batches")
-        check_bool(own, "invert", self.invert)
+        if self.batch_size is not None and self._mode == TEXT and self.batch_size != 1:
+            raise ValueError(f"{own}: body holds '{{text}}' (one text per request), so batch_size must be None "
+                             f"or 1, got {self.batch_size}; put '{{texts}}' in the body to send batches")
         _check_headers(own, self.headers, self.auth_header)
         env = self.api_key_env
         if env is not None and (not isinstance(env, str) or not _ENV_NAME.fullmatch(env)):
@@ -161,20 +169,9 @@ class EndpointDetector(Detector):
                             f"that is not")
         if not _HEADER_NAME.fullmatch(self.auth_header):
             raise ValueError(f"{own}: auth_header {self.auth_header!r} is not a valid header name")
-        if not isinstance(self.auth_scheme, str) or any(c in self.auth_scheme for c in "\r\n"):
-            raise TypeError(f"{own}: auth_scheme must be a str ('Bearer', or '' for the bare key), "
-                            f"got {self.auth_scheme!r}")
-        for field, low in (("max_concurrency", 1), ("max_retries", 0)):
-            v = getattr(self, field)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
-                raise ValueError(f"{own}: {field} must be an int >= {low}, got {v!r}")
-        for field in ("backoff", "max_wait", "timeout"):
-            v = getattr(self, field)
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-                raise TypeError(f"{own}: {field} must be a finite number of seconds, got {v!r}")
-            if v < 0 or (field == "timeout" and v == 0):
-                raise ValueError(f"{own}: {field} must be {'> 0' if field == 'timeout' else '>= 0'} seconds, "
-                                 f"got {v!r}")
+        if any(c in self.auth_scheme for c in "\r\n"):
+            raise ValueError(f"{own}: auth_scheme must be one line ('Bearer', or '' for the bare key), "
+                             f"got {self.auth_scheme!r}")
 
     def _body(self) -> Any:
         return {"texts": TEXTS} if self.body is None else self.body
@@ -201,7 +198,7 @@ class EndpointDetector(Detector):
     # -- scoring ------------------------------------------------------------------------
     def score(self, texts: Sequence[str]) -> np.ndarray:
         """One float per text, in input order (``1 - value`` with ``invert``)."""
-        texts = check_texts(self, texts)
+        texts = check_texts(texts, type(self).__name__, "score")
         if not texts:
             return np.zeros(0, dtype=np.float64)
         from humanize.models.text import model_input
@@ -331,8 +328,6 @@ class EndpointDetector(Detector):
 def _check_headers(owner: str, headers: Any, auth_header: str) -> None:
     if headers is None:
         return
-    if not isinstance(headers, dict):
-        raise TypeError(f"{owner}: headers must be a dict of str -> str or None, got {type(headers).__name__}")
     for k, v in headers.items():
         if not isinstance(k, str) or not _HEADER_NAME.fullmatch(k):
             raise ValueError(f"{owner}: headers has an invalid header name {k!r}")

@@ -19,8 +19,10 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .base import check_texts
-from .lm_stats import DEFAULT_MAX_TOKENS, LMStatistics, TextStatistics, check_model_arg, describe_lm, load_lm
+from humanize._validation import check_texts
+from humanize.models.loading import MODEL
+
+from .lm_stats import DEFAULT_MAX_TOKENS, LMStatistics, TextStatistics, describe_lm, load_lm
 from .metric import CausalLMMetricDetector
 
 __all__ = ["FastDetectGPT"]
@@ -37,19 +39,15 @@ class FastDetectGPT(CausalLMMetricDetector):
     name = "fast_detectgpt"
     _model_params = ("model", "reference_model")
     feature = "fast_detectgpt"
+    _parameter_constraints = {"reference_model": [MODEL, None]}
 
     def __init__(self, model="smollm2-135m-instruct", reference_model=None, *,
                  max_tokens: int = DEFAULT_MAX_TOKENS, batch_tokens=None, device=None, dtype=None):
         self.reference_model = reference_model
         super().__init__(model, max_tokens=max_tokens, batch_tokens=batch_tokens, device=device, dtype=dtype)
 
-    def _validate(self) -> None:
-        super()._validate()
-        if self.reference_model is not None:
-            check_model_arg(self.reference_model, "reference_model")
-
     def statistics(self, texts: Sequence[str]) -> list[TextStatistics]:
-        texts = check_texts(self, texts)
+        texts = check_texts(texts, type(self).__name__, "score")
         self._validate()
         lm = self._scoring_lm()
         ref = None

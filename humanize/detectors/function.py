@@ -39,8 +39,10 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from humanize._canonical import canonical
+from humanize._validation import Interval, check_texts
+from humanize.models.loading import NONBLANK_STR
 
-from .base import Detector, check_texts
+from .base import Detector
 
 __all__ = ["FunctionDetector"]
 
@@ -70,6 +72,12 @@ class FunctionDetector(Detector):
     needs_model = False
     #: The outputs' version for given parameters (this wrapper's code; a subclass bumps its own).
     version = "1"
+    _parameter_constraints = {
+        "fn": ["callable", "str", None],  # which of them must be given is checked in _check
+        "name": [NONBLANK_STR, None],  # the report label; None: the class's name
+        "batch_size": [Interval(numbers.Integral, 1, None)],
+        "fn_version": [NONBLANK_STR, None],
+    }
 
     def __init__(self, fn: "Callable | str | None" = None, name: "str | None" = None, batch_size: int = 64,
                  fn_version: "str | None" = None):
@@ -80,12 +88,10 @@ class FunctionDetector(Detector):
         self._validate()
 
     # -- parameters ---------------------------------------------------------------------
-    def _validate(self) -> None:
+    def _check(self) -> None:
         own = type(self).__name__
         if self.name is None:
             self.name = type(self).name
-        if not isinstance(self.name, str) or not self.name.strip():
-            raise TypeError(f"{own}: name must be a non-empty str (the report label), got {self.name!r}")
         overridden = type(self).predict is not FunctionDetector.predict
         if self.fn is None and not overridden:
             raise TypeError(f"{own}: give fn= (a function list[str] -> scores, or its import path "
@@ -94,12 +100,6 @@ class FunctionDetector(Detector):
             raise TypeError(f"{own} defines predict(), so fn= would be ignored; give one or the other, not both")
         if self.fn is not None:
             self._function()  # an import path must resolve now, not at the first score
-        if isinstance(self.batch_size, bool) or not isinstance(self.batch_size, (int, np.integer)):
-            raise TypeError(f"{own}: batch_size must be an int, got {type(self.batch_size).__name__}")
-        if self.batch_size < 1:
-            raise ValueError(f"{own}: batch_size must be >= 1, got {self.batch_size}")
-        if self.fn_version is not None and (not isinstance(self.fn_version, str) or not self.fn_version.strip()):
-            raise TypeError(f"{own}: fn_version must be None or a non-empty str, got {self.fn_version!r}")
 
     def _function(self) -> Callable:
         """``fn`` itself, or the object its import path names."""
@@ -123,7 +123,7 @@ class FunctionDetector(Detector):
 
     def score(self, texts: Sequence[str]) -> np.ndarray:
         """One float per text, in input order, from ``predict`` on batches of ``batch_size``."""
-        texts = check_texts(self, texts)
+        texts = check_texts(texts, type(self).__name__, "score")
         out = np.empty(len(texts), dtype=np.float64)
         size = int(self.batch_size)
         for start in range(0, len(texts), size):

@@ -21,11 +21,15 @@ input order. Models load lazily on the first ``score`` through
 
 from __future__ import annotations
 
+from numbers import Integral
 from typing import Sequence
 
 import numpy as np
 
-from .base import Detector, check_texts
+from humanize._validation import Interval, check_texts
+from humanize.models.loading import NONBLANK_STR
+
+from .base import Detector
 
 #: Known detectors: registry key -> (hub id, machine label, max tokens).
 PRESETS: dict[str, dict] = {
@@ -55,6 +59,12 @@ class HFClassifier(Detector):
 
     name = "hf_classifier"
     _model_params = ("model",)
+    _parameter_constraints = {
+        "model": [NONBLANK_STR],  # hub id, alias or directory
+        "machine_label": ["nonempty str", Interval(Integral, 0, None)],  # a label name, or an output index
+        "max_tokens": [Interval(Integral, 2, None), None],  # room for the special tokens
+        "batch_size": [Interval(Integral, 1, None)],
+    }
 
     def __init__(self, model: str, machine_label: "str | int", max_tokens: "int | None" = None,
                  batch_size: int = 16, device: "str | None" = None, dtype: "str | None" = None):
@@ -68,22 +78,7 @@ class HFClassifier(Detector):
         self._loaded = None
 
     # -- parameters ---------------------------------------------------------------------
-    def _validate(self) -> None:
-        cls = type(self).__name__
-        if not isinstance(self.model, str) or not self.model.strip():
-            raise TypeError(f"{cls}: model must be a non-empty str (hub id, alias or directory), got {self.model!r}")
-        if isinstance(self.machine_label, bool) or not isinstance(self.machine_label, (str, int, np.integer)):
-            raise TypeError(f"{cls}: machine_label must be a label name (str) or an output index (int), "
-                            f"got {type(self.machine_label).__name__}")
-        if self.max_tokens is not None:
-            if isinstance(self.max_tokens, bool) or not isinstance(self.max_tokens, (int, np.integer)):
-                raise TypeError(f"{cls}: max_tokens must be an int or None, got {type(self.max_tokens).__name__}")
-            if self.max_tokens < 2:
-                raise ValueError(f"{cls}: max_tokens must be >= 2 (room for the special tokens), got {self.max_tokens}")
-        if isinstance(self.batch_size, bool) or not isinstance(self.batch_size, (int, np.integer)):
-            raise TypeError(f"{cls}: batch_size must be an int, got {type(self.batch_size).__name__}")
-        if self.batch_size < 1:
-            raise ValueError(f"{cls}: batch_size must be >= 1, got {self.batch_size}")
+    def _check(self) -> None:
         self._loaded = None  # new parameters: the model loads again on the next score
 
     # -- model --------------------------------------------------------------------------
@@ -134,7 +129,7 @@ class HFClassifier(Detector):
     # -- scoring ------------------------------------------------------------------------
     def score(self, texts: Sequence[str]) -> np.ndarray:
         """P(machine label) for each text, in [0, 1]."""
-        texts = check_texts(self, texts)
+        texts = check_texts(texts, type(self).__name__, "score")
         if not texts:
             return np.zeros(0, dtype=np.float64)
         loaded = self._load()
@@ -142,7 +137,7 @@ class HFClassifier(Detector):
 
     def predict_proba(self, texts: Sequence[str]) -> np.ndarray:
         """Softmax over all the model's labels (columns in ``labels()`` order)."""
-        texts = check_texts(self, texts, "predict_proba")
+        texts = check_texts(texts, type(self).__name__, "predict_proba")
         loaded = self._load()
         if not texts:
             return np.zeros((0, int(loaded.model.config.num_labels)), dtype=np.float64)

@@ -25,11 +25,15 @@ the torch RNG is forked for the duration of ``fit`` so global state is left unch
 from __future__ import annotations
 
 import contextlib
+from numbers import Integral, Real
 from typing import Sequence
 
 import numpy as np
 
-from .base import Detector, NotFittedError, check_labels, check_texts
+from humanize._validation import Interval, check_texts
+from humanize.models.loading import NONBLANK_STR
+
+from .base import Detector, NotFittedError, check_labels
 from .hf_classifier import batched_softmax
 
 _BINARY = ("human", "machine")
@@ -77,6 +81,17 @@ class LMDetector(Detector):
     name = "lm_d"
     _model_params = ("model",)
     learnable = True
+    _parameter_constraints = {
+        "model": [NONBLANK_STR],  # alias, hub id or directory
+        "epochs": [Interval(Integral, 1, None)],
+        "lr": [Interval(Real, 0, None, closed="neither")],
+        "batch_size": [Interval(Integral, 1, None)],
+        "max_tokens": [Interval(Integral, 2, None)],
+        "weight_decay": [Interval(Real, 0, None)],
+        "warmup_ratio": [Interval(Real, 0, 1, closed="left")],
+        "freeze_embeddings": ["boolean"],
+        "seed": ["seed"],
+    }
 
     def __init__(self, model: str = "all-minilm-l6-v2", epochs: int = 1, lr: float = 2e-4,
                  batch_size: int = 16, max_tokens: int = 128, weight_decay: float = 0.01,
@@ -93,31 +108,6 @@ class LMDetector(Detector):
         self.seed = seed
         self.device = device
         self._validate()
-
-    def _validate(self) -> None:
-        cls = type(self).__name__
-        if not isinstance(self.model, str) or not self.model.strip():
-            raise TypeError(f"{cls}: model must be a non-empty str (alias, hub id or directory), got {self.model!r}")
-        for key, low in (("epochs", 1), ("batch_size", 1), ("max_tokens", 2)):
-            value = getattr(self, key)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-                raise TypeError(f"{cls}: {key} must be an int, got {type(value).__name__}")
-            if value < low:
-                raise ValueError(f"{cls}: {key} must be >= {low}, got {value}")
-        for key in ("lr", "weight_decay", "warmup_ratio"):
-            value = getattr(self, key)
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)):
-                raise TypeError(f"{cls}: {key} must be a number, got {type(value).__name__}")
-        if not self.lr > 0:
-            raise ValueError(f"{cls}: lr must be > 0, got {self.lr}")
-        if self.weight_decay < 0:
-            raise ValueError(f"{cls}: weight_decay must be >= 0, got {self.weight_decay}")
-        if not 0 <= self.warmup_ratio < 1:
-            raise ValueError(f"{cls}: warmup_ratio must be in [0, 1), got {self.warmup_ratio}")
-        if not isinstance(self.freeze_embeddings, (bool, np.bool_)):
-            raise TypeError(f"{cls}: freeze_embeddings must be a bool, got {type(self.freeze_embeddings).__name__}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)):
-            raise TypeError(f"{cls}: seed must be an int, got {type(self.seed).__name__}")
 
     # -- model files --------------------------------------------------------------------
     def _model_dir(self) -> str:
@@ -169,7 +159,7 @@ class LMDetector(Detector):
         from humanize.models import resolve_device
         from humanize.models.text import model_input
 
-        texts = check_texts(self, texts, "fit")
+        texts = check_texts(texts, type(self).__name__, "fit")
         classes, y = encode_labels(labels, len(texts))
         texts, _ = model_input(texts, where=f"{type(self).__name__}.fit")
         device = resolve_device(self.device)
@@ -228,7 +218,7 @@ class LMDetector(Detector):
     def predict_proba(self, texts: Sequence[str]) -> np.ndarray:
         """Class probabilities, shape ``(len(texts), len(classes_))``; rows sum to 1."""
         self._check_fitted()
-        texts = check_texts(self, texts, "predict_proba")
+        texts = check_texts(texts, type(self).__name__, "predict_proba")
         if not texts:
             return np.zeros((0, len(self.classes_)), dtype=np.float64)
         return batched_softmax(self.model_, self.tokenizer_, texts, int(self.max_tokens), int(self.batch_size))
@@ -245,7 +235,7 @@ class LMDetector(Detector):
             raise ValueError(f"score needs a 'human' class, but this detector was fit on {list(self.classes_)}; "
                              f"use predict_proba/predict for source-model attribution")
         human = list(self.classes_).index("human")
-        proba = self.predict_proba(check_texts(self, texts))
+        proba = self.predict_proba(check_texts(texts, type(self).__name__, "score"))
         return 1.0 - proba[:, human] if len(proba) else np.zeros(0, dtype=np.float64)
 
     def describe(self) -> dict:

@@ -24,8 +24,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
+import warnings
+from numbers import Integral
+
 import numpy as np
 
+from humanize._validation import Interval, check_texts, validate_parameter_constraints
+from humanize.models.loading import MODEL
 from humanize.models.scoring import STATISTICS_CACHE, model_key, text_key
 
 __all__ = [
@@ -81,10 +86,8 @@ def cache_info() -> dict:
 
 def set_cache_size(maxsize: int) -> None:
     """Bound the cache to ``maxsize`` texts per (model, reference, max_tokens); 0 disables it."""
-    if isinstance(maxsize, bool) or not isinstance(maxsize, (int, np.integer)):
-        raise TypeError(f"cache size must be an int, got {type(maxsize).__name__}")
-    if maxsize < 0:
-        raise ValueError(f"cache size must be >= 0, got {maxsize}")
+    validate_parameter_constraints("set_cache_size", {"maxsize": [Interval(Integral, 0, None)]},
+                                   {"maxsize": maxsize})
     _CACHE.resize(int(maxsize))
 
 
@@ -106,13 +109,11 @@ def check_same_tokenizer(a, b, what: str = "reference model and scoring model") 
         f"pick two models of the same family (e.g. tiiuae/falcon-7b with tiiuae/falcon-7b-instruct)")
 
 
-def _check_positive_int(value, name: str, allow_none: bool = False) -> None:
-    if value is None and allow_none:
-        return
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int{' or None' if allow_none else ''}, got {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value}")
+#: The token limits every metric detector (and :class:`LMStatistics`) takes.
+LM_CONSTRAINTS = {
+    "max_tokens": [Interval(Integral, 1, None)],
+    "batch_tokens": [Interval(Integral, 1, None), None],
+}
 
 
 class LMStatistics:
@@ -134,8 +135,8 @@ class LMStatistics:
                 raise TypeError(f"{label} must be a humanize.models.LoadedModel, got {type(m).__name__}")
             if getattr(m, "kind", "causal_lm") != "causal_lm":
                 raise ValueError(f"{label} must be a causal LM, got a {m.kind} ({m.resolved})")
-        _check_positive_int(max_tokens, "max_tokens")
-        _check_positive_int(batch_tokens, "batch_tokens", allow_none=True)
+        validate_parameter_constraints("LMStatistics", {**LM_CONSTRAINTS, "cache": ["boolean"]},
+                                       {"max_tokens": max_tokens, "batch_tokens": batch_tokens, "cache": cache})
         if reference is not None and reference.model is lm.model:
             reference = None  # the same network: q = p
         if reference is not None:
@@ -151,10 +152,7 @@ class LMStatistics:
 
     def compute(self, texts: Sequence[str]) -> list[TextStatistics]:
         """Statistics of each text, in input order (identical texts are computed once)."""
-        texts = list(texts)
-        for i, t in enumerate(texts):
-            if not isinstance(t, str):
-                raise TypeError(f"texts must be str, item {i} is {type(t).__name__}")
+        texts = check_texts(texts, "LMStatistics", "compute")
         from humanize.models.text import model_input
 
         # repaired before the cache lookup, so cached and fresh texts warn alike
@@ -307,17 +305,10 @@ def _moments(q, logp):
 
 
 def check_model_arg(value, name: str) -> None:
-    """A model argument is a name (alias, hub id), a path, or an already loaded causal LM."""
-    import os
-
-    if hasattr(value, "model") and hasattr(value, "tokenizer") and hasattr(value, "resolved"):
-        return
-    if isinstance(value, os.PathLike):
-        return
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be a model name, a path or a LoadedModel, got {type(value).__name__}")
-    if not value.strip():
-        raise ValueError(f"{name} is an empty string; give a packaged alias, hub id or model directory")
+    """Deprecated: declare ``name: [humanize.models.loading.MODEL]`` in ``_parameter_constraints`` instead."""
+    warnings.warn("humanize.detectors.lm_stats.check_model_arg is deprecated; declare the parameter with "
+                  "humanize.models.loading.MODEL in _parameter_constraints", DeprecationWarning, stacklevel=2)
+    validate_parameter_constraints("check_model_arg", {name: [MODEL]}, {name: value})
 
 
 def load_lm(value, device=None, dtype=None):

@@ -30,8 +30,11 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .base import Detector, check_texts
-from .lm_stats import (DEFAULT_MAX_TOKENS, LMStatistics, TextStatistics, _check_positive_int, check_model_arg,
+from humanize._validation import check_texts
+from humanize.models.loading import MODEL
+
+from .base import Detector
+from .lm_stats import (DEFAULT_MAX_TOKENS, LMStatistics, TextStatistics, LM_CONSTRAINTS,
                        describe_lm, load_lm, warn_unscored)
 
 __all__ = ["CausalLMMetricDetector", "LogLikelihood", "Rank", "LogRank", "Entropy", "GLTR", "LRR",
@@ -119,6 +122,7 @@ class CausalLMMetricDetector(Detector):
     #: which column of that feature is the zero-shot score.
     score_column: int = 0
     _model_params = ("model",)
+    _parameter_constraints = {"model": [MODEL], **LM_CONSTRAINTS}
 
     def __init__(self, model="smollm2-135m-instruct", *, max_tokens: int = DEFAULT_MAX_TOKENS,
                  batch_tokens=None, device=None, dtype=None):
@@ -129,11 +133,6 @@ class CausalLMMetricDetector(Detector):
         self.dtype = dtype
         self._validate()
 
-    def _validate(self) -> None:
-        check_model_arg(self.model, "model")
-        _check_positive_int(self.max_tokens, "max_tokens")
-        _check_positive_int(self.batch_tokens, "batch_tokens", allow_none=True)
-
     def _scoring_lm(self):
         lm = load_lm(self.model, self.device, self.dtype)
         self.scoring_model_ = describe_lm(lm)
@@ -141,7 +140,7 @@ class CausalLMMetricDetector(Detector):
 
     def statistics(self, texts: Sequence[str]) -> list[TextStatistics]:
         """The shared per-text statistics (cached; one forward pass per uncached text)."""
-        texts = check_texts(self, texts)
+        texts = check_texts(texts, type(self).__name__, "score")
         self._validate()
         return LMStatistics(self._scoring_lm(), max_tokens=self.max_tokens, batch_tokens=self.batch_tokens)(texts)
 

@@ -12,11 +12,14 @@ Scores are the classifier's probability of "machine".
 from __future__ import annotations
 
 import warnings
+from numbers import Integral, Real
 from typing import Sequence
 
 import numpy as np
 
-from .base import NotFittedError, check_labels, check_texts
+from humanize._validation import Interval, check_texts
+
+from .base import NotFittedError, check_labels
 from .lm_stats import DEFAULT_MAX_TOKENS
 from .metric import FEATURES, CausalLMMetricDetector, feature_columns
 
@@ -37,6 +40,8 @@ class MetricFeaturesLR(CausalLMMetricDetector):
 
     name = "metric_lr"
     learnable = True
+    _parameter_constraints = {"C": [Interval(Real, 0, None, closed="neither")],
+                              "max_iter": [Interval(Integral, 1, None)]}
 
     def __init__(self, features: Sequence[str] = DEFAULT_FEATURES, model="smollm2-135m-instruct", *,
                  max_tokens: int = DEFAULT_MAX_TOKENS, batch_tokens=None, device=None, dtype=None,
@@ -46,17 +51,9 @@ class MetricFeaturesLR(CausalLMMetricDetector):
         self.max_iter = max_iter
         super().__init__(model, max_tokens=max_tokens, batch_tokens=batch_tokens, device=device, dtype=dtype)
 
-    def _validate(self) -> None:
-        super()._validate()
+    def _check(self) -> None:
+        super()._check()
         self._feature_list()
-        if isinstance(self.C, bool) or not isinstance(self.C, (int, float, np.integer, np.floating)):
-            raise TypeError(f"C must be a positive number, got {type(self.C).__name__}")
-        if not self.C > 0:
-            raise ValueError(f"C must be > 0, got {self.C}")
-        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, (int, np.integer)):
-            raise TypeError(f"max_iter must be an int, got {type(self.max_iter).__name__}")
-        if self.max_iter < 1:
-            raise ValueError(f"max_iter must be >= 1, got {self.max_iter}")
 
     def _feature_list(self) -> list[str]:
         feats = self.features
@@ -80,7 +77,7 @@ class MetricFeaturesLR(CausalLMMetricDetector):
         from sklearn.pipeline import make_pipeline
         from sklearn.preprocessing import StandardScaler
 
-        texts = check_texts(self, texts, "fit")
+        texts = check_texts(texts, type(self).__name__, "fit")
         y = check_labels(labels, len(texts))
         if len(np.unique(y)) < 2:
             raise ValueError(f"fit needs both human and machine texts, got only {'machine' if y[0] else 'human'} "

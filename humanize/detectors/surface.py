@@ -21,13 +21,16 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from numbers import Integral, Real
 from typing import Sequence
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 
-from .base import Detector, NotFittedError, check_labels, check_random_state, check_texts
+from humanize._validation import Interval, check_texts
+
+from .base import RANDOM_STATE, Detector, NotFittedError, check_labels
 
 FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
     "size": ("n_chars", "n_words", "n_sents", "mean_sent_len"),
@@ -92,12 +95,7 @@ class SurfaceFeatures(TransformerMixin, BaseEstimator):
         return self
 
     def transform(self, texts: Sequence[str]) -> pd.DataFrame:
-        if isinstance(texts, str):
-            raise TypeError("SurfaceFeatures.transform expects a sequence of str, got a single str (wrap it in a list)")
-        texts = list(texts)
-        for i, t in enumerate(texts):
-            if not isinstance(t, str):
-                raise TypeError(f"SurfaceFeatures.transform expects str items, item {i} is {type(t).__name__}")
+        texts = check_texts(texts, "SurfaceFeatures", "transform")
         rows = [surface_features(t) for t in texts]
         return pd.DataFrame(rows, columns=list(FEATURE_NAMES), dtype=np.float64)
 
@@ -162,6 +160,9 @@ class SurfaceProbe(Detector):
 
     name = "surface_probe"
     learnable = True
+    _parameter_constraints = {"C": [Interval(Real, 0, None, closed="neither")],
+                              "max_iter": [Interval(Integral, 1, None)],
+                              "random_state": RANDOM_STATE}
 
     def __init__(self, features: "str | Sequence[str] | None" = None, C: float = 1.0, max_iter: int = 5000,
                  random_state: int = 0):
@@ -171,21 +172,15 @@ class SurfaceProbe(Detector):
         self.random_state = random_state
         self._validate()
 
-    def _validate(self) -> None:
+    def _check(self) -> None:
         _check_feature_names(self.features)
-        C, max_iter = self.C, self.max_iter
-        if isinstance(C, bool) or not isinstance(C, (int, float)) or not C > 0:
-            raise ValueError(f"SurfaceProbe: C must be a positive number, got {C!r}")
-        if isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1:
-            raise ValueError(f"SurfaceProbe: max_iter must be a positive int, got {max_iter!r}")
-        check_random_state("SurfaceProbe", self.random_state)
 
     def fit(self, texts: Sequence[str], labels) -> "SurfaceProbe":
         from sklearn.linear_model import LogisticRegression
         from sklearn.pipeline import Pipeline
         from sklearn.preprocessing import StandardScaler
 
-        texts = check_texts(self, texts, "fit")
+        texts = check_texts(texts, type(self).__name__, "fit")
         y = check_labels(labels, len(texts))
         if len(np.unique(y)) < 2:
             raise ValueError(f"fit needs both human and machine texts, got only "
@@ -193,7 +188,7 @@ class SurfaceProbe(Detector):
         names = list(_check_feature_names(self.features))
         X = SurfaceFeatures().transform(texts)[names]
         model = Pipeline([("scale", StandardScaler()),
-                          ("logreg", LogisticRegression(C=float(self.C), max_iter=self.max_iter,
+                          ("logreg", LogisticRegression(C=float(self.C), max_iter=int(self.max_iter),
                                                         random_state=self.random_state))])
         model.fit(X, y)
         self.feature_names_ = names
@@ -204,7 +199,7 @@ class SurfaceProbe(Detector):
         """P(machine) from the logistic regression, in [0, 1]."""
         if not hasattr(self, "model_"):
             raise NotFittedError(f"{type(self).__name__} is not fitted yet: call fit(texts, labels) before score")
-        texts = check_texts(self, texts)
+        texts = check_texts(texts, type(self).__name__, "score")
         if not texts:
             return np.zeros(0, dtype=np.float64)
         X = SurfaceFeatures().transform(texts)[self.feature_names_]

@@ -25,6 +25,7 @@ import numpy as np
 
 from humanize._canonical import canonical_json, digest
 from humanize._params import ParamsMixin
+from humanize._validation import InstanceOf, check_texts
 
 from .base import Detector, check_labels
 
@@ -51,6 +52,11 @@ class Target(ParamsMixin):
     """
 
     version = "1"
+    _parameter_constraints = {
+        "detector": [InstanceOf(Detector, name="a Detector object (e.g. humanize.detectors.get('tfidf_lr'); "
+                                               "to build one from a name and a dataset, "
+                                               "humanize.benchmarks.build_target)")],
+    }
 
     def __init__(self, detector: Any, train: Any = None):
         self.detector = detector
@@ -58,12 +64,8 @@ class Target(ParamsMixin):
         self._validate()
 
     # -- parameters -------------------------------------------------------------------
-    def _validate(self) -> None:
+    def _check(self) -> None:
         det = self.detector
-        if not isinstance(det, Detector):
-            raise TypeError(f"Target: detector must be a Detector object (e.g. humanize.detectors.get('tfidf_lr')), "
-                            f"got {type(det).__name__}; to build one from a name and a dataset, use "
-                            f"humanize.benchmarks.build_target")
         if self.train is not None:
             if not det.learnable:
                 raise ValueError(f"Target: detector {det.name!r} does not learn (zero-shot), so train must be None")
@@ -150,10 +152,7 @@ class Target(ParamsMixin):
 
     def score(self, texts) -> np.ndarray:
         """The detector's scores of ``texts`` (higher = more machine-like), counted in ``queries`` and ``calls``."""
-        if isinstance(texts, (str, bytes)) or texts is None or isinstance(texts, dict):
-            raise TypeError(f"Target.score expects a sequence of str, got {type(texts).__name__}"
-                            + (" (wrap a single text in a list)" if isinstance(texts, str) else ""))
-        texts = list(texts)
+        texts = check_texts(texts, "Target", "score")
         scores = np.asarray(self.fitted_detector().score(texts), dtype=float)
         with self._lock:
             self.queries += len(texts)

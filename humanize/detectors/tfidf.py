@@ -8,11 +8,15 @@ which the content-free :mod:`surface probe <humanize.detectors.surface>` cannot.
 
 from __future__ import annotations
 
+from numbers import Integral, Real
 from typing import Sequence
 
 import numpy as np
 
-from .base import Detector, NotFittedError, check_bool, check_labels, check_random_state, check_texts
+from humanize._validation import Interval, check_texts, describe_value
+from humanize.exceptions import InvalidParameterError
+
+from .base import RANDOM_STATE, Detector, NotFittedError, check_labels
 
 
 class TfidfLogReg(Detector):
@@ -20,6 +24,14 @@ class TfidfLogReg(Detector):
 
     name = "tfidf_lr"
     learnable = True
+    _parameter_constraints = {
+        "max_features": [Interval(Integral, 1, None), None],
+        "min_df": [Interval(Integral, 0, None), Interval(Real, 0.0, 1.0)],  # documents, or a share of them
+        "sublinear_tf": ["boolean"],
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None)],
+        "random_state": RANDOM_STATE,
+    }
 
     def __init__(self, ngram_range: tuple = (1, 2), max_features: "int | None" = 50_000, min_df: "int | float" = 2,
                  sublinear_tf: bool = True, C: float = 1.0, max_iter: int = 5000, random_state: int = 0):
@@ -32,30 +44,12 @@ class TfidfLogReg(Detector):
         self.random_state = random_state
         self._validate()
 
-    def _validate(self) -> None:
-        cls = type(self).__name__
+    def _check(self) -> None:
         ng = self.ngram_range
         if (not isinstance(ng, (tuple, list)) or len(ng) != 2
-                or not all(isinstance(v, int) and not isinstance(v, bool) for v in ng)):
-            raise TypeError(f"{cls}: ngram_range must be a pair of ints (min_n, max_n), got {ng!r}")
-        if not 1 <= ng[0] <= ng[1]:
-            raise ValueError(f"{cls}: ngram_range must satisfy 1 <= min_n <= max_n, got {tuple(ng)}")
-        if self.max_features is not None and (isinstance(self.max_features, bool) or
-                                              not isinstance(self.max_features, int) or self.max_features < 1):
-            raise ValueError(f"{cls}: max_features must be a positive int or None, got {self.max_features!r}")
-        if isinstance(self.C, bool) or not isinstance(self.C, (int, float)) or not self.C > 0:
-            raise ValueError(f"{cls}: C must be a positive number, got {self.C!r}")
-        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, int) or self.max_iter < 1:
-            raise ValueError(f"{cls}: max_iter must be a positive int, got {self.max_iter!r}")
-        min_df = self.min_df
-        if isinstance(min_df, bool) or not isinstance(min_df, (int, float)):
-            raise TypeError(f"{cls}: min_df must be an int (documents) or a float in [0, 1] (share of documents), "
-                            f"got {type(min_df).__name__} {min_df!r}")
-        if isinstance(min_df, int) and min_df < 0 or isinstance(min_df, float) and not 0.0 <= min_df <= 1.0:
-            raise ValueError(f"{cls}: min_df must be an int >= 0 (documents) or a float in [0, 1] (share of "
-                             f"documents), got {min_df!r}")
-        check_bool(cls, "sublinear_tf", self.sublinear_tf)
-        check_random_state(cls, self.random_state)
+                or not all(Interval(Integral, 1, None).is_satisfied_by(v) for v in ng) or ng[0] > ng[1]):
+            raise InvalidParameterError(f"{type(self).__name__}: ngram_range must be a pair of ints (min_n, max_n) "
+                                        f"with 1 <= min_n <= max_n, got {describe_value('ngram_range', ng)}")
 
     def _pipeline(self):
         from sklearn.feature_extraction.text import TfidfVectorizer
@@ -70,7 +64,7 @@ class TfidfLogReg(Detector):
         ])
 
     def fit(self, texts: Sequence[str], labels) -> "TfidfLogReg":
-        texts = check_texts(self, texts, "fit")
+        texts = check_texts(texts, type(self).__name__, "fit")
         y = check_labels(labels, len(texts))
         if len(np.unique(y)) < 2:
             raise ValueError(f"fit needs both human and machine texts, got only "
@@ -91,7 +85,7 @@ class TfidfLogReg(Detector):
         """P(machine) from the logistic regression, in [0, 1]."""
         if not hasattr(self, "pipeline_"):
             raise NotFittedError(f"{type(self).__name__} is not fitted yet: call fit(texts, labels) before score")
-        texts = check_texts(self, texts)
+        texts = check_texts(texts, type(self).__name__, "score")
         if not texts:
             return np.zeros(0, dtype=np.float64)
         return self.pipeline_.predict_proba(texts)[:, 1].astype(np.float64)

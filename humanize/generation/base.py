@@ -17,10 +17,12 @@ generation so attacks can put them in ``AttackResult.info``.
 """
 from __future__ import annotations
 
-import math
+import warnings
+from numbers import Integral, Real
 from typing import Any, NamedTuple, Optional, Sequence, Union
 
 from humanize._params import ParamsMixin
+from humanize._validation import Interval, validate_parameter_constraints
 
 __all__ = ["Request", "Generation", "Generator", "chat", "check_requests", "report_usage"]
 
@@ -84,26 +86,30 @@ def check_requests(owner: str, requests: Any, *, plain: bool = False) -> list[Re
                 if (not isinstance(turn, (tuple, list)) or len(turn) != 2 or turn[0] not in _ROLES
                         or not isinstance(turn[1], str)):
                     raise TypeError(f"{owner}: request {i} has a turn {turn!r}; want (role, str) with role in {_ROLES}")
-        if isinstance(r.seed, bool) or not isinstance(r.seed, int):
-            raise TypeError(f"{owner}: request {i} seed must be an int, got {type(r.seed).__name__}")
-        if r.max_new_tokens is not None and (isinstance(r.max_new_tokens, bool) or not isinstance(r.max_new_tokens, int)
-                                             or r.max_new_tokens < 1):
-            raise ValueError(f"{owner}: request {i} max_new_tokens must be an int >= 1, got {r.max_new_tokens!r}")
+        validate_parameter_constraints(f"{owner}: request {i}", _REQUEST_CONSTRAINTS,
+                                       {"seed": r.seed, "max_new_tokens": r.max_new_tokens})
+        if type(r.seed) is not int or (r.max_new_tokens is not None and type(r.max_new_tokens) is not int):
+            # numpy integers are ints here: plain ints downstream (JSON bodies, torch seeds)
+            r = r._replace(seed=int(r.seed), max_new_tokens=None if r.max_new_tokens is None else int(r.max_new_tokens))
         out.append(r)
     return out
 
 
+#: The sampling parameters every back end shares: temperature >= 0 (0 = greedy), 0 < top_p <= 1.
+SAMPLING_CONSTRAINTS = {
+    "temperature": [Interval(Real, 0, None)],
+    "top_p": [Interval(Real, 0, 1, closed="right")],
+    "max_new_tokens": [Interval(Integral, 1, None)],
+}
+_REQUEST_CONSTRAINTS = {"seed": ["seed"], "max_new_tokens": [Interval(Integral, 1, None), None]}
+
+
 def check_sampling(owner: str, temperature: Any, top_p: Any, max_new_tokens: Any) -> None:
-    """The sampling parameters every back end shares: temperature >= 0 (0 = greedy), 0 < top_p <= 1."""
-    for name, value in (("temperature", temperature), ("top_p", top_p)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise TypeError(f"{owner}: {name} must be a finite number, got {value!r}")
-    if temperature < 0:
-        raise ValueError(f"{owner}: temperature must be >= 0 (0 decodes greedily), got {temperature!r}")
-    if not 0 < top_p <= 1:
-        raise ValueError(f"{owner}: top_p must be in (0, 1], got {top_p!r}")
-    if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 1:
-        raise ValueError(f"{owner}: max_new_tokens must be an int >= 1, got {max_new_tokens!r}")
+    """Deprecated: declare :data:`SAMPLING_CONSTRAINTS` in ``_parameter_constraints`` instead."""
+    warnings.warn("humanize.generation.base.check_sampling is deprecated; declare SAMPLING_CONSTRAINTS in "
+                  "_parameter_constraints", DeprecationWarning, stacklevel=2)
+    validate_parameter_constraints(owner, SAMPLING_CONSTRAINTS,
+                                   {"temperature": temperature, "top_p": top_p, "max_new_tokens": max_new_tokens})
 
 
 def report_usage(generations: Sequence[Generation]) -> None:
@@ -118,8 +124,9 @@ def report_usage(generations: Sequence[Generation]) -> None:
 class Generator(ParamsMixin):
     """Base class: ``generate(requests) -> list[Generation]``, one per request, in order.
 
-    Subclasses store their constructor arguments (scikit-learn style), validate
-    them in ``_validate`` and load nothing before the first ``generate``.
+    Subclasses store their constructor arguments (scikit-learn style), declare what each may be
+    in ``_parameter_constraints`` (cross-parameter rules in ``_check``) and load nothing before
+    the first ``generate``.
     ``kind`` is ``"chat"`` (requests are chats) or ``"seq2seq"`` (plain prompts).
     """
 

@@ -26,9 +26,13 @@ import hashlib
 import os
 import re
 import warnings
+from numbers import Integral
 from typing import Any, Callable, Optional, Sequence
 
-from .base import Generation, Generator, Request, check_requests, check_sampling, report_usage
+from humanize._validation import InstanceOf, Interval, Options, check_texts, make_constraint
+from humanize.models.loading import MODEL
+
+from .base import SAMPLING_CONSTRAINTS, Generation, Generator, Request, check_requests, report_usage
 
 __all__ = ["Dipper", "DIPPER_MODEL", "DIPPER_TOKENIZER", "dipper_prompt", "sentence_groups", "window_seed"]
 
@@ -123,6 +127,14 @@ def _nucleus(logits, top_p: float, generator) -> int:
     return int(order[i])
 
 
+class _Diversity(Options):
+    def describe(self) -> str:
+        return "a multiple of 20 in [0, 100] (DIPPER's control codes)"
+
+
+_DIVERSITY = _Diversity(Integral, _DIVERSITIES)
+
+
 class Dipper(Generator):
     """The DIPPER paraphraser as a :class:`Generator` of plain prompts, plus :meth:`paraphrase_documents`.
 
@@ -134,6 +146,16 @@ class Dipper(Generator):
     kind = "seq2seq"
     name = "dipper"
     _model_params = ("model", "tokenizer")
+    _parameter_constraints = {
+        "model": [MODEL],
+        "tokenizer": [InstanceOf(str, os.PathLike, name="a hub id or a directory"), None],  # None: the model's own
+        "lex_diversity": [_DIVERSITY],
+        "order_diversity": [_DIVERSITY],
+        "sent_interval": [Interval(Integral, 1, None)],
+        "top_p": SAMPLING_CONSTRAINTS["top_p"],
+        "max_new_tokens": SAMPLING_CONSTRAINTS["max_new_tokens"],
+        "batch_size": [Interval(Integral, 1, None)],
+    }
 
     def __init__(self, model: Any = DIPPER_MODEL, tokenizer: Any = DIPPER_TOKENIZER, lex_diversity: int = 60,
                  order_diversity: int = 0, sent_interval: int = 3, top_p: float = 0.75, max_new_tokens: int = 512,
@@ -150,33 +172,10 @@ class Dipper(Generator):
         self.dtype = dtype
         self._validate()
 
-    def _validate(self) -> None:
-        loaded = hasattr(self.model, "model") and hasattr(self.model, "tokenizer")
-        if not loaded and not isinstance(self.model, (str, os.PathLike)):
-            raise TypeError(f"Dipper: model must be a hub id, a directory or a loaded seq2seq model, "
-                            f"got {type(self.model).__name__}")
-        if isinstance(self.model, str) and not self.model.strip():
-            raise ValueError("Dipper: model must not be empty")
-        if self.tokenizer is not None and not isinstance(self.tokenizer, (str, os.PathLike)):
-            raise TypeError(f"Dipper: tokenizer must be None (the model's own), a hub id or a directory, "
-                            f"got {type(self.tokenizer).__name__}")
-        for name in ("lex_diversity", "order_diversity"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise TypeError(f"Dipper: {name} must be an int, one of {_DIVERSITIES}, got {value!r}")
-            if value not in _DIVERSITIES:
-                raise ValueError(f"Dipper: {name} must be a multiple of 20 in [0, 100] (DIPPER's control codes), "
-                                 f"got {value!r}")
-        for name in ("sent_interval", "batch_size"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"Dipper: {name} must be an int >= 1, got {value!r}")
-        check_sampling("Dipper", 1.0, self.top_p, self.max_new_tokens)
-
     @property
     def codes(self) -> tuple[int, int]:
         """DIPPER's (lexical, order) input codes: 100 minus the diversities."""
-        return 100 - self.lex_diversity, 100 - self.order_diversity
+        return 100 - int(self.lex_diversity), 100 - int(self.order_diversity)
 
     # -- the model ----------------------------------------------------------------------
     def loaded(self):
@@ -217,8 +216,9 @@ class Dipper(Generator):
         lengths = [len(lm.tokenizer(r.messages)["input_ids"]) for r in reqs]
         order = sorted(range(len(reqs)), key=lambda i: -lengths[i])
         out: list[Optional[Generation]] = [None] * len(reqs)
-        for b in range(0, len(order), self.batch_size):
-            idx = order[b:b + self.batch_size]
+        size = int(self.batch_size)
+        for b in range(0, len(order), size):
+            idx = order[b:b + size]
             for i, g in zip(idx, self._decode(lm, [reqs[i] for i in idx])):
                 out[i] = g
         report_usage(out)
@@ -238,7 +238,7 @@ class Dipper(Generator):
         eos = cfg.eos_token_id if cfg.eos_token_id is not None else tok.eos_token_id
         eos_ids = set(eos) if isinstance(eos, (list, tuple)) else {eos}
         pad = cfg.pad_token_id if cfg.pad_token_id is not None else start
-        limits = [r.max_new_tokens or self.max_new_tokens for r in reqs]
+        limits = [int(r.max_new_tokens or self.max_new_tokens) for r in reqs]
         rngs = [torch.Generator().manual_seed(int(r.seed) % (1 << 64)) for r in reqs]
         tokens: list[list[int]] = [[] for _ in reqs]
         done = [False] * len(reqs)
@@ -282,7 +282,7 @@ class Dipper(Generator):
         lm = lm or self.loaded()
         count, limit = self._counter(lm), self._input_limit(lm)
         lex, order = self.codes
-        return sentence_groups(text, self.sent_interval,
+        return sentence_groups(text, int(self.sent_interval),
                                lambda s: count(dipper_prompt(lex, order, " ".join(s.split()))) <= limit)
 
     def _prompt(self, lm, window: str, context: str) -> str:
@@ -312,16 +312,17 @@ class Dipper(Generator):
         document (window seeds derive from it, see :func:`window_seed`). Blank documents
         come back unchanged.
         """
-        if isinstance(texts, str) or isinstance(seeds, (str, int)):
-            raise TypeError("Dipper.paraphrase_documents expects a list of texts and a list of int seeds")
-        texts, seeds = list(texts), list(seeds)
+        texts = check_texts(texts, "Dipper", "paraphrase_documents")
+        if isinstance(seeds, (str, bytes, dict, int)) or not hasattr(seeds, "__iter__"):
+            raise TypeError(f"Dipper.paraphrase_documents expects a list of int seeds, got {type(seeds).__name__}")
+        seeds = list(seeds)
         if len(texts) != len(seeds):
             raise ValueError(f"Dipper.paraphrase_documents: {len(texts)} texts but {len(seeds)} seeds")
-        for i, (t, s) in enumerate(zip(texts, seeds)):
-            if not isinstance(t, str):
-                raise TypeError(f"Dipper.paraphrase_documents: text {i} is a {type(t).__name__}, not a str")
-            if isinstance(s, bool) or not isinstance(s, int):
+        seed = make_constraint("seed")
+        for i, s in enumerate(seeds):
+            if not seed.is_satisfied_by(s):
                 raise TypeError(f"Dipper.paraphrase_documents: seed {i} must be an int, got {type(s).__name__}")
+        seeds = [int(s) for s in seeds]
         if not any(t.strip() for t in texts):
             return [(t, []) for t in texts]
         lm = self.loaded()

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 import email.utils
-import math
 import os
 import random
 import re
@@ -21,7 +20,12 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Optional, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
-from .base import Generation, Generator, Request, check_requests, check_sampling, report_usage
+from numbers import Integral, Real
+
+from humanize._validation import Interval
+from humanize.models.loading import NONBLANK_STR
+
+from .base import SAMPLING_CONSTRAINTS, Generation, Generator, Request, check_requests, report_usage
 from humanize.exceptions import EndpointError  # defined there; importable here as before
 
 __all__ = ["EndpointChat", "EndpointError", "DEFAULT_BASE_URL"]
@@ -98,6 +102,15 @@ class EndpointChat(Generator):
     version = "1"
     #: parameters that change how requests travel, not what comes back: left out of the fingerprint
     _transport_params = ("api_key_env", "max_concurrency", "max_retries", "timeout", "backoff")
+    _parameter_constraints = {
+        "model": [NONBLANK_STR],  # the server's model name
+        "base_url": ["str", None],
+        **SAMPLING_CONSTRAINTS,
+        "max_concurrency": [Interval(Integral, 1, None)],
+        "max_retries": [Interval(Integral, 0, None)],
+        "timeout": [Interval(Real, 0, None, closed="neither")],  # seconds
+        "backoff": [Interval(Real, 0, None)],
+    }
 
     def __init__(self, model: str = "gpt-4o-mini", base_url: Optional[str] = None, *,
                  api_key_env: str = "OPENAI_API_KEY", temperature: float = 0.7, top_p: float = 0.95,
@@ -127,30 +140,15 @@ class EndpointChat(Generator):
     def _param_tuple(cls) -> tuple:
         return tuple(n for n in super()._param_tuple() if n != "api_key")
 
-    def _validate(self) -> None:
+    def _check(self) -> None:
         own = "EndpointChat"
-        if not isinstance(self.model, str) or not self.model.strip():
-            raise TypeError(f"{own}: model must be a non-empty str (the server's model name), got {self.model!r}")
         if self.base_url is not None:
-            if not isinstance(self.base_url, str):
-                raise TypeError(f"{own}: base_url must be a str or None, got {type(self.base_url).__name__}")
             _check_url(self.base_url, "base_url")
         env = self.api_key_env
         if not isinstance(env, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", env):
             # the value is not shown: a key passed here by mistake must not reach a log
             raise TypeError(f"{own}: api_key_env must name an environment variable (letters, digits, _), got "
                             f"{'a str' if isinstance(env, str) else 'a ' + type(env).__name__} that does not")
-        check_sampling(own, self.temperature, self.top_p, self.max_new_tokens)
-        for name, low in (("max_concurrency", 1), ("max_retries", 0)):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < low:
-                raise ValueError(f"{own}: {name} must be an int >= {low}, got {v!r}")
-        for name, positive in (("timeout", True), ("backoff", False)):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-                raise TypeError(f"{own}: {name} must be a finite number of seconds, got {v!r}")
-            if v < 0 or (positive and v == 0):
-                raise ValueError(f"{own}: {name} must be {'> 0' if positive else '>= 0'} seconds, got {v!r}")
 
     def resolved_base_url(self) -> str:
         """The API root requests go to: ``base_url``, else ``$OPENAI_BASE_URL``, else OpenAI's."""
@@ -267,7 +265,7 @@ class EndpointChat(Generator):
             try:
                 resp = client.chat.completions.create(
                     model=self.model, messages=messages, temperature=float(self.temperature),
-                    top_p=float(self.top_p), max_tokens=req.max_new_tokens or self.max_new_tokens,
+                    top_p=float(self.top_p), max_tokens=int(req.max_new_tokens or self.max_new_tokens),
                     seed=req.seed % _SEED_MOD, n=1)
             except openai.APIStatusError as exc:
                 status = exc.status_code

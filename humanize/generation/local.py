@@ -17,7 +17,12 @@ import inspect
 import os
 from typing import Any, Optional, Sequence
 
-from .base import Generation, Generator, Request, check_requests, check_sampling, report_usage
+from numbers import Integral
+
+from humanize._validation import Interval
+from humanize.models.loading import MODEL
+
+from .base import SAMPLING_CONSTRAINTS, Generation, Generator, Request, check_requests, report_usage
 
 __all__ = ["LocalChat"]
 
@@ -30,11 +35,6 @@ _TAIL = 4
 def _seed64(seed: int) -> int:
     """A request seed as a ``torch.Generator`` seed (any Python int, folded into 64 bits)."""
     return int(seed) % (1 << 64)
-
-
-def _int_param(name: str, value: Any, low: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ValueError(f"LocalChat: {name} must be an int >= {low}, got {value!r}")
 
 
 class LocalChat(Generator):
@@ -60,6 +60,7 @@ class LocalChat(Generator):
     name = "local"
     kind = "chat"
     _model_params = ("model",)
+    _parameter_constraints = {"model": [MODEL], **SAMPLING_CONSTRAINTS, "batch_size": [Interval(Integral, 1, None)]}
 
     def __init__(self, model: Any = "smollm2-135m-instruct", temperature: float = 0.7, top_p: float = 0.95,
                  max_new_tokens: int = 256, batch_size: int = 16, device: Any = None, dtype: Any = None):
@@ -72,16 +73,8 @@ class LocalChat(Generator):
         self.dtype = dtype
         self._validate()
 
-    def _validate(self) -> None:
-        check_sampling("LocalChat", self.temperature, self.top_p, self.max_new_tokens)
-        _int_param("batch_size", self.batch_size, 1)
+    def _check(self) -> None:
         by_name = isinstance(self.model, (str, os.PathLike))
-        if by_name:
-            if not os.fspath(self.model).strip():
-                raise ValueError("LocalChat: model must not be empty; give a model name, directory or loaded LM")
-        elif not (hasattr(self.model, "model") and hasattr(self.model, "tokenizer")):
-            raise TypeError(f"LocalChat: model must be a model name, a directory or a loaded causal LM "
-                            f"(humanize.models.LoadedModel), got {type(self.model).__name__} {self.model!r:.40}")
         device = self.device
         if device is not None and (isinstance(device, bool)
                                    or not isinstance(device, (str, int)) and not hasattr(device, "type")):
@@ -146,7 +139,7 @@ class LocalChat(Generator):
         # a chat template already holds the special tokens; plain text gets the tokenizer's own (e.g. BOS)
         plain = not getattr(tok, "chat_template", None)
         ids = tok(prompts, add_special_tokens=plain, return_attention_mask=False)["input_ids"]
-        limits = [r.max_new_tokens or self.max_new_tokens for r in reqs]
+        limits = [int(r.max_new_tokens or self.max_new_tokens) for r in reqs]
         context = lm.context_length
         for i, (row, new) in enumerate(zip(ids, limits)):
             if context is not None and len(row) > context - new:
@@ -156,8 +149,9 @@ class LocalChat(Generator):
         order = sorted(range(len(reqs)), key=lambda i: (len(ids[i]), i))
         out: list[Optional[Generation]] = [None] * len(reqs)
         decoder = _Decoder(lm, self._stop_ids(lm), float(self.temperature), float(self.top_p))
-        for b in range(0, len(order), self.batch_size):
-            batch = order[b: b + self.batch_size]
+        size = int(self.batch_size)
+        for b in range(0, len(order), size):
+            batch = order[b: b + size]
             new = decoder.run([ids[i] for i in batch], [reqs[i].seed for i in batch], [limits[i] for i in batch])
             for i, (tokens, reason) in zip(batch, new):
                 text = _decode_answer(tok, ids[i], tokens[:-1] if reason == "stop" else tokens)

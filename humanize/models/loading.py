@@ -12,6 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
+from numbers import Integral
+
+from humanize._validation import Constraint, InstanceOf, Interval, describe_value, validate_parameter_constraints
+from humanize.exceptions import InvalidParameterError
+
 from .cache import cache_dir, get_or_load
 from .errors import ModelUnavailable
 from .gguf import convert_gguf, converted_dir, is_converted
@@ -124,12 +129,10 @@ def resolve_device(device: Any = None):
 
     if device is None:
         device = os.environ.get("HUMANIZE_DEVICE") or ("cuda" if torch.cuda.is_available() else "cpu")
-    if isinstance(device, bool) or not isinstance(device, (str, int, torch.device)):
-        raise TypeError(f"device must be None, str, int or torch.device, got {type(device).__name__}")
-    if isinstance(device, int):
-        if device < 0:
-            raise ValueError(f"device must be a CUDA index >= 0, a name or None, got {device}")
-        resolved = torch.device("cuda", device)
+    validate_parameter_constraints("resolve_device", {"device": [
+        "str", Interval(Integral, 0, None), InstanceOf(torch.device, name="a torch.device")]}, {"device": device})
+    if isinstance(device, Integral):  # a CUDA index (numpy integers too)
+        resolved = torch.device("cuda", int(device))
     elif isinstance(device, str):
         try:
             resolved = torch.device(device)
@@ -170,9 +173,9 @@ def resolve_dtype(dtype: Any, device) -> Any:
         return dtype
     if isinstance(dtype, str) and dtype.lower() in _DTYPES:
         return getattr(torch, _DTYPES[dtype.lower()])
-    if isinstance(dtype, str):
-        raise ValueError(f"unknown dtype {dtype!r}; allowed: {sorted(_DTYPES)} or a torch.dtype")
-    raise TypeError(f"dtype must be None, str or torch.dtype, got {type(dtype).__name__}")
+    allowed = ", ".join(map(repr, sorted(_DTYPES)))
+    raise InvalidParameterError(f"resolve_dtype: dtype must be one of {allowed} (any case) or a torch.dtype or None, "
+                                f"got {describe_value('dtype', dtype)}")
 
 
 def _hub_offline() -> bool:
@@ -180,13 +183,41 @@ def _hub_offline() -> bool:
                for v in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HUMANIZE_OFFLINE"))
 
 
+class _ModelArgument(Constraint):
+    """A model argument: a non-blank name or path, or a loaded model (``.model`` and ``.resolved``)."""
+
+    def is_satisfied_by(self, value: Any) -> bool:
+        if isinstance(value, os.PathLike):
+            return True
+        if isinstance(value, str):
+            return bool(value.strip())
+        return hasattr(value, "model") and hasattr(value, "resolved")
+
+    def describe(self) -> str:
+        return "a model name or path (not blank), or a loaded model"
+
+
+class _NonBlankStr(Constraint):
+    def is_satisfied_by(self, value: Any) -> bool:
+        return isinstance(value, str) and bool(value.strip())
+
+    def describe(self) -> str:
+        return "a non-blank str"
+
+
+#: The parameter constraint of every argument that names a model (:mod:`humanize._validation`).
+MODEL = _ModelArgument()
+#: A str with a non-space character (a hub id, a server's model name, a label).
+NONBLANK_STR = _NonBlankStr()
+
+
 def _check_name(name: Any) -> str:
+    validate_parameter_constraints("load", {"model name": [InstanceOf(str, os.PathLike, name="a str or path"),
+                                                           ]}, {"model name": name})
     if isinstance(name, os.PathLike):
         return os.fspath(name)
-    if not isinstance(name, str):
-        raise TypeError(f"model name must be a str or path, got {type(name).__name__}")
     if not name.strip():
-        raise ValueError("model name is empty")
+        raise InvalidParameterError(f"load: model name must be a non-blank str or path, got {name!r} (str)")
     return name
 
 

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["as_text_list", "check_text"]
+from humanize._validation import check_texts
+
+__all__ = ["check_pairs", "check_text"]
 
 
 def check_text(text: Any, what: str = "text") -> str:
@@ -12,12 +14,12 @@ def check_text(text: Any, what: str = "text") -> str:
     return text
 
 
-def as_text_list(texts: Any, what: str = "texts") -> list[str]:
-    """A list of str from a list/tuple/Series/array of str; TypeError naming the bad type otherwise."""
-    if isinstance(texts, (str, bytes)) or texts is None or not hasattr(texts, "__iter__"):
-        raise TypeError(f"{what} must be a sequence of str, got {type(texts).__name__}")
-    out = list(texts)
-    for i, t in enumerate(out):
-        if not isinstance(t, str):
-            raise TypeError(f"{what}[{i}] must be a str, got {type(t).__name__}")
-    return out
+def check_pairs(owner: str, method: str, originals: Any, attacked: Any) -> tuple[list[str], list[str]]:
+    """Two batches of equal length (:func:`humanize._validation.check_texts`, the one batch rule: a str,
+    a dict, a set, None or a number is refused), named ``owner.method(originals)`` / ``(attacked)``."""
+    originals = check_texts(originals, owner, f"{method}(originals)")
+    attacked = check_texts(attacked, owner, f"{method}(attacked)")
+    if len(originals) != len(attacked):
+        raise ValueError(f"{owner}.{method}: originals and attacked differ in length: {len(originals)} != "
+                         f"{len(attacked)}")
+    return originals, attacked

@@ -27,15 +27,18 @@ from __future__ import annotations
 import math
 import os
 import re
+from numbers import Integral
 from typing import Any, Union
 
 import numpy as np
 
+from humanize._validation import Interval, validate_parameter_constraints
 from humanize.models import LoadedModel, load_sequence_classifier
+from humanize.models.loading import MODEL
 from humanize.models.classify import softmax_in_batches
 from humanize.models.text import model_input, repair_text, token_prefix
 
-from ._common import as_text_list
+from ._common import check_pairs
 
 __all__ = ["DEFAULT_NLI_MODEL", "entailment", "entailment_with_notes", "get_nli_model", "nli_labels",
            "sentence_pairs", "split_sentences"]
@@ -54,9 +57,7 @@ def get_nli_model(model: Union[str, os.PathLike, LoadedModel] = DEFAULT_NLI_MODE
         if model.kind != "sequence_classifier":
             raise ValueError(f"entailment needs an NLI sequence classifier, got a {model.kind} ({model.resolved})")
         return model
-    if not isinstance(model, (str, os.PathLike)):
-        raise TypeError(f"nli_model must be a model name, a directory or a loaded sequence classifier, "
-                        f"got {type(model).__name__}")
+    validate_parameter_constraints("humanize.quality.get_nli_model", {"nli_model": [MODEL]}, {"nli_model": model})
     return load_sequence_classifier(model, device=device, dtype="float32")
 
 
@@ -163,9 +164,9 @@ def _nli_probabilities(loaded: LoadedModel, pairs: list[tuple[str, str]], batch_
 
 
 def _check_batch_size(batch_size: Any) -> int:
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
-    return batch_size
+    validate_parameter_constraints("humanize.quality.entailment_with_notes",
+                                   {"batch_size": [Interval(Integral, 1, None)]}, {"batch_size": batch_size})
+    return int(batch_size)
 
 
 def entailment_with_notes(originals, attacked, model: Union[str, os.PathLike, LoadedModel] = DEFAULT_NLI_MODEL, *,
@@ -176,10 +177,7 @@ def entailment_with_notes(originals, attacked, model: Union[str, os.PathLike, Lo
     a text is empty or whitespace-only, with the reason in the note), ``pairs`` (sentence pairs
     compared) and ``unchanged`` (pairs of identical text, scored without the model).
     """
-    originals = as_text_list(originals, "originals")
-    attacked = as_text_list(attacked, "attacked")
-    if len(originals) != len(attacked):
-        raise ValueError(f"originals and attacked differ in length: {len(originals)} != {len(attacked)}")
+    originals, attacked = check_pairs("humanize.quality", "entailment_with_notes", originals, attacked)
     batch_size = _check_batch_size(batch_size)
     loaded = get_nli_model(model, device)
     entail, contra = nli_labels(loaded)

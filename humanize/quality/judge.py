@@ -46,13 +46,16 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+from numbers import Integral
 from typing import Any, Optional, Sequence
 
 import numpy as np
 
 from humanize._params import ParamsMixin
 
-from ._common import as_text_list
+from humanize._validation import Interval
+
+from ._common import check_pairs
 
 __all__ = ["MeaningJudge", "judge_prompt", "judge_with_notes", "parse_score", "JUDGE_SCALE"]
 
@@ -170,6 +173,11 @@ class MeaningJudge(ParamsMixin):
     #: bump when the prompt, the scale or the parsing changes
     version = "1"
     _library_version = True
+    _parameter_constraints = {
+        "seed": ["seed"],
+        "max_new_tokens": [Interval(Integral, 1, None)],  # answer length per request
+        "batch_size": [Interval(Integral, 1, None), None],
+    }
 
     def __init__(self, llm: Any = "endpoint:gpt-4o-mini", seed: int = 0, max_new_tokens: int = 16,
                  batch_size: Optional[int] = None):
@@ -179,15 +187,7 @@ class MeaningJudge(ParamsMixin):
         self.batch_size = batch_size
         self._validate()
 
-    def _validate(self) -> None:
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
-            raise TypeError(f"MeaningJudge: seed must be an int, got {type(self.seed).__name__} {self.seed!r}")
-        m = self.max_new_tokens
-        if isinstance(m, bool) or not isinstance(m, int) or m < 1:
-            raise ValueError(f"MeaningJudge: max_new_tokens must be an int >= 1, got {m!r}")
-        b = self.batch_size
-        if b is not None and (isinstance(b, bool) or not isinstance(b, int) or b < 1):
-            raise ValueError(f"MeaningJudge: batch_size must be None or an int >= 1, got {b!r}")
+    def _check(self) -> None:
         self.generator()
 
     def generator(self):
@@ -208,10 +208,7 @@ class MeaningJudge(ParamsMixin):
         """``judge_score`` and ``judge_meaning`` arrays, a note per pair and the judge's name."""
         from humanize.generation import Request
 
-        originals = as_text_list(originals, "originals")
-        attacked = as_text_list(attacked, "attacked")
-        if len(originals) != len(attacked):
-            raise ValueError(f"originals and attacked differ in length: {len(originals)} != {len(attacked)}")
+        originals, attacked = check_pairs("MeaningJudge", "score_with_notes", originals, attacked)
         gen = self.generator()
         n = len(originals)
         scores = np.full(n, math.nan)
@@ -225,8 +222,8 @@ class MeaningJudge(ParamsMixin):
             else:
                 todo.append(i)
                 requests.append(Request(build_messages(o, a), seed=_pair_seed(self.seed, o, a),
-                                        max_new_tokens=self.max_new_tokens))
-        step = self.batch_size or max(len(requests), 1)
+                                        max_new_tokens=int(self.max_new_tokens)))
+        step = int(self.batch_size or max(len(requests), 1))
         answers = []
         for start in range(0, len(requests), step):
             chunk = requests[start:start + step]

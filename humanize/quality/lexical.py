@@ -25,6 +25,8 @@ import numbers
 import re
 from pathlib import Path
 
+from humanize._validation import Interval, validate_parameter_constraints
+
 from ._common import check_text
 
 __all__ = ["rouge_l", "flesch_reading_ease", "edit_rate", "rouge_l_with_note", "flesch_with_note",
@@ -35,12 +37,13 @@ _WORDLIKE = re.compile(r"[^\W_]", re.UNICODE)
 MAX_CHARS = 100_000
 
 
-def check_max_chars(max_chars) -> int:
-    """``max_chars`` as an int >= 1; TypeError/ValueError naming the value otherwise."""
-    if isinstance(max_chars, bool) or not isinstance(max_chars, numbers.Integral):
-        raise TypeError(f"max_chars must be an int (characters per text), got {type(max_chars).__name__}")
-    if max_chars < 1:
-        raise ValueError(f"max_chars must be >= 1, got {max_chars}")
+#: ``max_chars``: characters per text (:mod:`humanize._validation`), shared with :class:`QualityMeter`.
+MAX_CHARS_CONSTRAINT = [Interval(numbers.Integral, 1, None)]
+
+
+def check_max_chars(max_chars, owner: str = "humanize.quality") -> int:
+    """``max_chars`` as an int >= 1; :class:`~humanize.exceptions.InvalidParameterError` naming the value otherwise."""
+    validate_parameter_constraints(owner, {"max_chars": MAX_CHARS_CONSTRAINT}, {"max_chars": max_chars})
     return int(max_chars)
 
 

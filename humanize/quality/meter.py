@@ -1,20 +1,21 @@
 """One call that scores (original, attacked) pairs on every quality meter (TH-Bench Table 2)."""
 from __future__ import annotations
 
-import os
 from typing import Optional, Sequence, Union
 
 import numpy as np
 import pandas as pd
 
 from humanize._params import ParamsMixin
+from humanize._validation import InstanceOf
 from humanize.models import DEFAULT_CAUSAL_LM, DEFAULT_SENTENCE_ENCODER, LoadedModel
+from humanize.models.loading import MODEL
 
-from ._common import as_text_list
+from ._common import check_pairs
 from .entailment import DEFAULT_NLI_MODEL, entailment_with_notes
 from .judge import MeaningJudge
-from .lexical import MAX_CHARS, check_max_chars, edit_rate_with_note, flesch_with_note, rouge_l_with_note
-from .perplexity import MAX_WINDOWS, check_max_windows, check_window_args, perplexity_with_notes
+from .lexical import MAX_CHARS, MAX_CHARS_CONSTRAINT, edit_rate_with_note, flesch_with_note, rouge_l_with_note
+from .perplexity import MAX_WINDOWS, WINDOW_CONSTRAINTS, check_stride, perplexity_with_notes
 from .similarity import similarity_with_notes
 from .validity import swap_validity_with_note, summarize_validity
 
@@ -65,6 +66,14 @@ class QualityMeter(ParamsMixin):
     _model_params = ("lm", "encoder", "nli_model")
     _library_version = True
     _repr_changed_only = True
+    _parameter_constraints = {
+        "lm": [MODEL],
+        "encoder": [MODEL],
+        "nli_model": [MODEL],
+        **WINDOW_CONSTRAINTS,  # batch_size, max_length, stride, max_windows
+        "max_chars": MAX_CHARS_CONSTRAINT,
+        "custom": [InstanceOf(list, tuple, name="a list of quality meters (PairMeter objects, names or tables)"), None],
+    }
 
     def __init__(self, lm: Union[str, LoadedModel] = DEFAULT_CAUSAL_LM,
                  encoder: Union[str, LoadedModel] = DEFAULT_SENTENCE_ENCODER,
@@ -86,11 +95,9 @@ class QualityMeter(ParamsMixin):
         self.custom = custom
         self._validate()
 
-    def _validate(self) -> None:
+    def _check(self) -> None:
         self._active()
-        check_window_args(self.batch_size, self.max_length, self.stride)
-        check_max_windows(self.max_windows)
-        check_max_chars(self.max_chars)
+        check_stride(self.stride, self.max_length, "QualityMeter")
         self._check_meaning_meters()
         self._custom()
 
@@ -105,12 +112,6 @@ class QualityMeter(ParamsMixin):
         return cached[1]
 
     def _check_meaning_meters(self) -> None:
-        nli = self.nli_model
-        if not (isinstance(nli, (str, os.PathLike)) or isinstance(nli, LoadedModel)):
-            raise TypeError(f"nli_model must be a model name, a directory or a loaded sequence classifier, "
-                            f"got {type(nli).__name__}")
-        if isinstance(nli, str) and not nli.strip():
-            raise ValueError("nli_model must not be empty; give an NLI model (hub id or directory)")
         if self.judge is None and "judge" in self._active():
             raise ValueError("meters names 'judge' but judge is None; give judge='endpoint:<model>', a local "
                              "chat model name, a dict with 'backend' or a Generator")
@@ -146,11 +147,12 @@ class QualityMeter(ParamsMixin):
     def _active(self) -> tuple[str, ...]:
         if self.meters is None:
             return METERS
-        if isinstance(self.meters, str) or not hasattr(self.meters, "__iter__"):
-            raise TypeError(f"meters must be a sequence of names or None, got {type(self.meters).__name__}")
+        if isinstance(self.meters, (str, bytes, dict)) or not hasattr(self.meters, "__iter__"):
+            raise TypeError(f"QualityMeter: meters must be a sequence of names or None, got "
+                            f"{type(self.meters).__name__}")
         unknown = [m for m in self.meters if m not in METERS + OPTIONAL_METERS]
         if unknown:
-            raise ValueError(f"unknown meters {unknown}; allowed: {list(METERS + OPTIONAL_METERS)}")
+            raise ValueError(f"QualityMeter: unknown meters {unknown}; allowed: {list(METERS + OPTIONAL_METERS)}")
         return tuple(m for m in METERS + OPTIONAL_METERS if m in self.meters)
 
     def score(self, originals, attacked=None) -> pd.DataFrame:
@@ -171,13 +173,9 @@ class QualityMeter(ParamsMixin):
                 raise TypeError("score(results) needs objects with .original and .text; "
                                 "or call score(originals, attacked) with two sequences of str")
             originals, attacked = [r.original for r in results], [r.text for r in results]
-        originals = as_text_list(originals, "originals")
-        attacked = as_text_list(attacked, "attacked")
-        if len(originals) != len(attacked):
-            raise ValueError(f"originals and attacked differ in length: {len(originals)} != {len(attacked)}")
+        originals, attacked = check_pairs("QualityMeter", "score", originals, attacked)
         active = self._active()
-        max_chars = check_max_chars(self.max_chars)
-        max_windows = check_max_windows(self.max_windows)
+        max_chars, max_windows = int(self.max_chars), int(self.max_windows)
         n = len(originals)
         cols: dict[str, list] = {}
         notes: list[list[str]] = [[] for _ in range(n)]

@@ -25,15 +25,16 @@ float rounding of a different batch; the later windows are computed as before.
 from __future__ import annotations
 
 import math
+from numbers import Integral
 from typing import Optional, Union
 
 import numpy as np
 
+from humanize._validation import Interval, check_texts, validate_parameter_constraints
+from humanize.exceptions import InvalidParameterError
 from humanize.models import DEFAULT_CAUSAL_LM, LoadedModel, load_causal_lm
 from humanize.models.scoring import _window_params, encode_for_scoring, sequence_logprobs, shared_logprobs
 from humanize.models.text import model_input
-
-from ._common import as_text_list
 
 __all__ = ["perplexity", "perplexity_with_notes", "get_lm", "MAX_WINDOWS", "check_max_windows"]
 
@@ -41,40 +42,38 @@ __all__ = ["perplexity", "perplexity_with_notes", "get_lm", "MAX_WINDOWS", "chec
 MAX_WINDOWS = 8
 
 
-def check_max_windows(max_windows) -> int:
-    """``max_windows`` as an int >= 1; TypeError/ValueError naming the value otherwise."""
-    if isinstance(max_windows, bool) or not isinstance(max_windows, (int, np.integer)):
-        raise TypeError(f"max_windows must be an int, got {type(max_windows).__name__}")
-    if max_windows < 1:
-        raise ValueError(f"max_windows must be >= 1, got {max_windows}")
+#: The perplexity arguments' constraints (:mod:`humanize._validation`), shared with :class:`QualityMeter`.
+WINDOW_CONSTRAINTS = {
+    "batch_size": [Interval(Integral, 1, None)],
+    "max_length": [Interval(Integral, 2, None), None],  # tokens per window
+    "stride": [Interval(Integral, 1, None), None],
+    "max_windows": [Interval(Integral, 1, None)],
+}
+
+
+def check_max_windows(max_windows, owner: str = "perplexity") -> int:
+    """``max_windows`` as an int >= 1; :class:`~humanize.exceptions.InvalidParameterError` naming the value
+    otherwise."""
+    validate_parameter_constraints(owner, WINDOW_CONSTRAINTS, {"max_windows": max_windows})
     return int(max_windows)
 
 
-def check_window_args(batch_size, max_length, stride) -> None:
+def check_window_args(batch_size, max_length, stride, owner: str = "perplexity") -> None:
     """Type and range of perplexity's batching and window arguments, checked before any model loads.
 
     ``batch_size`` an int >= 1; ``max_length`` None or an int >= 2; ``stride`` None or an int >= 1,
     below ``max_length`` when both are given (the model's context length is checked when it loads).
     """
-    def is_int(v) -> bool:
-        return not isinstance(v, bool) and isinstance(v, (int, np.integer))
+    validate_parameter_constraints(owner, WINDOW_CONSTRAINTS,
+                                   {"batch_size": batch_size, "max_length": max_length, "stride": stride})
+    check_stride(stride, max_length, owner)
 
-    if not is_int(batch_size):
-        raise TypeError(f"batch_size must be an int >= 1, got {type(batch_size).__name__} {batch_size!r}")
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
-    if max_length is not None:
-        if not is_int(max_length):
-            raise TypeError(f"max_length must be an int >= 2 or None, got {type(max_length).__name__} {max_length!r}")
-        if max_length < 2:
-            raise ValueError(f"max_length must be >= 2 (tokens per window), got {max_length}")
-    if stride is not None:
-        if not is_int(stride):
-            raise TypeError(f"stride must be an int >= 1 or None, got {type(stride).__name__} {stride!r}")
-        if stride < 1:
-            raise ValueError(f"stride must be >= 1, got {stride}")
-        if max_length is not None and stride > max_length - 1:
-            raise ValueError(f"stride must be in [1, max_length-1] = [1, {max_length - 1}], got {stride}")
+
+def check_stride(stride, max_length, owner: str) -> None:
+    """The cross-argument rule: ``stride <= max_length - 1`` when both are given."""
+    if max_length is not None and stride is not None and stride > max_length - 1:
+        raise InvalidParameterError(f"{owner}: stride must be in [1, max_length-1] = [1, {max_length - 1}], "
+                                    f"got {stride!r}")
 
 
 def get_lm(lm: Union[str, LoadedModel], device=None) -> LoadedModel:
@@ -89,7 +88,8 @@ def perplexity_with_notes(texts, lm: Union[str, LoadedModel] = DEFAULT_CAUSAL_LM
                           max_length: Optional[int] = None, stride: Optional[int] = None,
                           max_windows: int = MAX_WINDOWS, device=None) -> tuple[np.ndarray, list[str], str]:
     """Perplexities, a reason for every NaN or truncation ("" otherwise) and the resolved model name."""
-    texts = as_text_list(texts)
+    texts = check_texts(texts, "humanize.quality", "perplexity")
+    check_window_args(batch_size, max_length, stride)
     max_windows = check_max_windows(max_windows)
     model = get_lm(lm, device)
     length, step = _window_params(model, max_length, stride)

@@ -8,14 +8,16 @@ holding them is tokenised, so the cost stops growing with the text's length.
 from __future__ import annotations
 
 import math
+from numbers import Integral
 from typing import Union
 
 import numpy as np
 
+from humanize._validation import Interval, validate_parameter_constraints
 from humanize.models import DEFAULT_SENTENCE_ENCODER, LoadedModel, load_sentence_encoder
 from humanize.models.text import model_input, token_prefix
 
-from ._common import as_text_list
+from ._common import check_pairs
 
 __all__ = ["semantic_similarity", "similarity_with_notes", "get_encoder"]
 
@@ -44,17 +46,16 @@ def _encoder_prefixes(enc: LoadedModel, texts: list[str]) -> list[str]:
 def similarity_with_notes(originals, attacked, encoder: Union[str, LoadedModel] = DEFAULT_SENTENCE_ENCODER, *,
                           batch_size: int = 32, device=None) -> tuple[np.ndarray, list[str], str]:
     """Cosines, a reason for every NaN and the resolved encoder name."""
-    originals = as_text_list(originals, "originals")
-    attacked = as_text_list(attacked, "attacked")
-    if len(originals) != len(attacked):
-        raise ValueError(f"originals and attacked differ in length: {len(originals)} != {len(attacked)}")
+    originals, attacked = check_pairs("humanize.quality", "similarity_with_notes", originals, attacked)
+    validate_parameter_constraints("humanize.quality.similarity_with_notes",
+                                   {"batch_size": [Interval(Integral, 1, None)]}, {"batch_size": batch_size})
     enc = get_encoder(encoder, device)
     unique = [t for t in dict.fromkeys(originals + attacked) if t]
     emb = {}
     if unique:
         clean, _ = model_input(unique, where=f"sentence encoder {enc.resolved}")
         clean = _encoder_prefixes(enc, clean)
-        vecs = enc.model.encode(clean, batch_size=batch_size, convert_to_numpy=True,
+        vecs = enc.model.encode(clean, batch_size=int(batch_size), convert_to_numpy=True,
                                 normalize_embeddings=True, show_progress_bar=False)
         emb = dict(zip(unique, np.asarray(vecs, dtype=np.float64)))
     values, notes = [], []

@@ -39,7 +39,9 @@ from typing import NamedTuple
 import pandas as pd
 import regex
 
-from ._common import as_text_list, check_text
+from humanize._validation import check_texts
+
+from ._common import check_pairs, check_text
 
 __all__ = ["SWAP_CLASSES", "VALID_CLASSES", "INVALID_CLASSES", "VALIDITY_COLUMNS", "Swap", "classify_swap",
            "antonym_synsets",
@@ -374,10 +376,7 @@ def swap_validity(originals, attacked) -> pd.DataFrame:
     """One row per (original, attacked) pair: ``swaps``, ``swap_<class>`` counts, ``valid_share`` and
     ``invalid_share`` (NaN without swaps) and ``rewritten_words`` (words in unequal rewrites,
     insertions and deletions: the larger side of each)."""
-    originals = as_text_list(originals, "originals")
-    attacked = as_text_list(attacked, "attacked")
-    if len(originals) != len(attacked):
-        raise ValueError(f"originals and attacked differ in length: {len(originals)} != {len(attacked)}")
+    originals, attacked = check_pairs("humanize.quality", "swap_validity", originals, attacked)
     rows = []
     for o, t in zip(originals, attacked):
         swaps, rewritten = _align(o, t)
@@ -399,7 +398,7 @@ def swap_validity_with_note(originals, attacked) -> tuple[pd.DataFrame, str]:
     try:
         return swap_validity(originals, attacked), ""
     except ModelUnavailable as err:
-        n = len(as_text_list(originals, "originals"))
+        n = len(check_texts(originals, "humanize.quality", "swap_validity(originals)"))
         frame = pd.DataFrame(math.nan, columns=list(VALIDITY_COLUMNS), index=pd.RangeIndex(n))
         return frame, "WordNet unavailable: " + " ".join(str(err).split())[:200]
 

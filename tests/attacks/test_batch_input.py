@@ -16,9 +16,16 @@ def test_batch_of_a_non_sequence_names_the_attack_and_the_type(name, bad, what):
         attack.batch(bad)
 
 
-@pytest.mark.parametrize("bad", ["hello", b"hello"])
-def test_batch_of_one_string_says_so(bad):
-    with pytest.raises(TypeError, match=rf"Homoglyph\.batch expects a sequence of str .*single {type(bad).__name__}"):
+def test_batch_of_one_string_says_so():
+    with pytest.raises(TypeError, match=r"^Homoglyph\.batch expects a sequence of str \(one per document\), "
+                                        r"got a single str: wrap it in a list$"):
+        attacks.Homoglyph().batch("hello")
+
+
+@pytest.mark.parametrize("bad", [b"hello", bytearray(b"hello"), {"a": 1}, {"a"}])
+def test_batch_of_bytes_or_a_mapping_or_a_set_is_refused(bad):
+    with pytest.raises(TypeError, match=rf"^Homoglyph\.batch expects a sequence of str \(one per document\), "
+                                        rf"got {type(bad).__name__}$"):
         attacks.Homoglyph().batch(bad)
 
 
@@ -29,7 +36,7 @@ def test_batch_of_one_string_says_so(bad):
     (["a", "b", "c", ["d"]], 3, "list"),
 ])
 def test_a_non_str_item_is_named_by_its_index(items, index, what):
-    with pytest.raises(TypeError, match=rf"^Whitespace\.batch expects a sequence of str: item {index} is a {what}$"):
+    with pytest.raises(TypeError, match=rf"^Whitespace\.batch expects a sequence of str \(one per document\): item {index} is {what}, not str$"):
         attacks.Whitespace().batch(items)
 
 

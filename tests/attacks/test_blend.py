@@ -107,16 +107,16 @@ def test_params_nested_like_pipeline():
 
 
 @pytest.mark.parametrize("kwargs, err, match", [
-    ({"attacks": []}, ValueError, "must not be empty"),
-    ({"attacks": UPPER}, TypeError, "list of Attack"),
-    ({"attacks": [UPPER, 3]}, TypeError, r"attacks\[1\]"),
+    ({"attacks": []}, ValueError, r"^Blend: attacks must be a non-empty list of Attack objects or names, got \[\] \(list\)$"),
+    ({"attacks": UPPER}, TypeError, "^Blend: attacks must be a non-empty list of Attack objects or names, got UpperLower"),
+    ({"attacks": [UPPER, 3]}, TypeError, r"^Blend: attacks must be .*, got \[UpperLower.*, 3\] \(list\)$"),
     ({"attacks": ["no_such_attack"]}, ValueError, "unknown attack"),
-    ({"attacks": [UPPER], "policy": "best"}, ValueError, "policy must be one of"),
+    ({"attacks": [UPPER], "policy": "best"}, ValueError, "^Blend: policy must be one of 'alternate', 'random', 'greedy', got 'best'"),
     ({"attacks": [UPPER], "policy": "greedy"}, ValueError, "needs a detector"),
-    ({"attacks": [UPPER], "detector": 3}, TypeError, "detector must be"),
+    ({"attacks": [UPPER], "detector": 3}, TypeError, r"^Blend: detector must be a str or a Detector or None, got 3 \(int\)$"),
     ({"attacks": [UPPER], "detector": "no_such_detector"}, ValueError, "unknown detector"),
-    ({"attacks": [UPPER], "meter": "bleu"}, ValueError, "meter must be"),
-    ({"attacks": [UPPER], "seed": 1.5}, TypeError, "seed"),
+    ({"attacks": [UPPER], "meter": "bleu"}, ValueError, "^Blend: meter must be one of 'cosine', 'rouge_l', 'edit_rate' or a callable or None, got 'bleu'"),
+    ({"attacks": [UPPER], "seed": 1.5}, TypeError, r"^Blend: seed must be an int seed, got 1.5 \(float\)$"),
 ])
 def test_bad_params_raise(kwargs, err, match):
     with pytest.raises(err, match=match):

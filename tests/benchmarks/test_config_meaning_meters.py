@@ -33,7 +33,7 @@ def test_a_judge_table_and_bad_values_are_named(tmp_path):
     assert meter._judge().generator().model == "m"
     for text, match in (('[quality]\nmeters = ["judge"]\n', r"\[quality\]: meters names 'judge' but judge is None"),
                         ('[quality]\njudge = 5\n', r"\[quality\]: judge must be a chat model name"),
-                        ('[quality]\nnli_model = ""\n', r"\[quality\]: nli_model must not be empty"),
+                        ('[quality]\nnli_model = ""\n', r"\[quality\]: QualityMeter: nli_model must be a model name or path \(not blank\), or a loaded model, got ''"),
                         ('[quality]\nnli = "x"\n', r"unknown \[quality\] key\(s\) \['nli'\]; valid: .*nli_model")):
         with pytest.raises(ConfigError, match=match):
             _meter(text, tmp_path)

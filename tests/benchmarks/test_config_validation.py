@@ -146,7 +146,7 @@ def test_config_paths_of_the_wrong_type_or_encoding(tmp_path):
 
 
 def test_quality_arguments_are_checked_by_the_meter():
-    with pytest.raises(ConfigError, match=r"\[quality\]: unknown meters \['nope'\]"):
+    with pytest.raises(ConfigError, match=r"\[quality\]: QualityMeter: unknown meters \['nope'\]"):
         _ok(quality=True, quality_params={"meters": ["nope"]}).validate()
     with pytest.raises(ConfigError, match=r"quality_lm must be a model name \(str\), got ''"):
         _ok(quality=True, quality_lm="").validate()

@@ -113,10 +113,11 @@ def test_hf_tokenizer_spans_any_text(minilm, texts):
 
 
 @pytest.mark.parametrize("kwargs, error, match", [
-    (dict(sample_interval=-1), ValueError, "sample_interval must be a finite number of seconds > 0"),
+    (dict(sample_interval=-1), ValueError, r"CostMeter: sample_interval must be a number in \(0, inf\), got -1 \(int\)"),
     (dict(sample_interval=float("nan")), ValueError, "sample_interval"),
-    (dict(sample_interval="x"), TypeError, "sample_interval must be a number"),
-    (dict(track_gpu="no"), TypeError, "track_gpu must be True or False"),
+    (dict(sample_interval="x"), TypeError, r"sample_interval must be a number in \(0, inf\), got 'x' \(str\)"),
+    (dict(sample_interval=float("inf")), ValueError, r"sample_interval must be a number in \(0, inf\), got inf"),
+    (dict(track_gpu="no"), TypeError, r"CostMeter: track_gpu must be a bool, got 'no' \(str\)"),
 ])
 def test_cost_meter_rejects_bad_parameters_when_built(kwargs, error, match):
     # before: accepted, and "no" turned GPU tracking on
@@ -126,11 +127,15 @@ def test_cost_meter_rejects_bad_parameters_when_built(kwargs, error, match):
 
 def test_measure_rejects_a_bad_document_count_and_accepts_an_empty_batch():
     meter = CostMeter(count_tokens=None)
-    with pytest.raises(TypeError, match="n_docs must be an int"):
+    with pytest.raises(TypeError, match=r"CostMeter.measure: n_docs must be an int in \[0, inf\), got 'x' \(str\)"):
         with meter.measure(n_docs="x"):
             pass
-    with pytest.raises(ValueError, match="n_docs must be >= 0"):
+    with pytest.raises(ValueError, match=r"n_docs must be an int in \[0, inf\), got -1 \(int\)"):
         with meter.measure(n_docs=-1):
             pass
     meter.wrap(lambda texts: texts, attack="noop")([])
     assert meter.to_frame()["n_docs"].tolist() == [0]
+    with meter.measure(n_docs=np.int64(3)) as m:  # numpy scalars are numbers
+        m.add(queries=np.int64(2), api_tokens_in=np.float32(1.5))
+    assert meter.records[-1]["n_docs"] == 3 and meter.records[-1]["queries"] == 2
+    assert CostMeter(track_gpu=np.bool_(False), sample_interval=np.float64(0.01)).sample_interval == 0.01

@@ -10,16 +10,17 @@ DOCS = [" ".join(["word"] * n) for n in (120, 150, 180, 230, 260, 40)]
 
 
 @pytest.mark.parametrize("kwargs, error, pattern", [
-    ({"per_bucket": -1}, ValueError, r"per_bucket must be >= 1, got -1"),
-    ({"per_bucket": 0}, ValueError, r"per_bucket must be >= 1, got 0"),
-    ({"per_bucket": "3"}, TypeError, r"per_bucket must be an int, got '3' \(str\)"),
-    ({"per_bucket": 2.0}, TypeError, r"per_bucket must be an int, got 2.0 \(float\)"),
-    ({"per_bucket": True}, TypeError, r"per_bucket must be an int, got True \(bool\)"),
-    ({"seed": "1"}, TypeError, r"seed must be an int"),
-    ({"lengths": ["100"]}, TypeError, r"each length must be an int, got '100'"),
-    ({"lengths": [0, 100]}, ValueError, r"each length must be >= 1, got 0"),
+    ({"per_bucket": -1}, ValueError, r"bucket_documents: per_bucket must be an int in \[1, inf\), got -1 \(int\)"),
+    ({"per_bucket": 0}, ValueError, r"per_bucket must be an int in \[1, inf\), got 0 \(int\)"),
+    ({"per_bucket": "3"}, TypeError, r"per_bucket must be an int in \[1, inf\), got '3' \(str\)"),
+    ({"per_bucket": 2.0}, TypeError, r"per_bucket must be an int in \[1, inf\), got 2.0 \(float\)"),
+    ({"per_bucket": True}, TypeError, r"per_bucket must be an int in \[1, inf\), got True \(bool\)"),
+    ({"seed": "1"}, TypeError, r"seed must be an int seed, got '1' \(str\)"),
+    ({"lengths": ["100"]}, TypeError, r"lengths: each length must be an int in \[1, inf\), got '100' \(str\)"),
+    ({"lengths": [0, 100]}, ValueError, r"lengths: each length must be an int in \[1, inf\), got 0 \(int\)"),
     ({"lengths": []}, ValueError, r"at least one token count"),
     ({"lengths": 100}, TypeError, r"lengths must be an iterable"),
+    ({"lengths": {100: 1}}, TypeError, r"lengths must be an iterable of token counts \(int\), got dict"),
 ])
 def test_bad_arguments_are_clear_errors(kwargs, error, pattern):
     with pytest.raises(error, match=pattern):

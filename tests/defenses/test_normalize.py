@@ -103,6 +103,15 @@ def test_bad_inputs_and_names_are_clear_errors():
     with pytest.raises(TypeError, match="quotes"):
         d.set_params(quotes="no")
     assert d.quotes is True  # restored
+    with pytest.raises(TypeError, match=r"Normalize\.batch expects a sequence of str .*got dict"):
+        Normalize().batch({"a text": 1})  # a dict batch is refused, not read as its keys
+    with pytest.raises(TypeError, match=r"Normalize: quotes must be a bool, got 'no' \(str\)"):
+        Normalize(quotes="no")
+    with pytest.raises(ValueError, match=r"Normalize: confusables must be a bool or one of 'auto', got 'yes' \(str\)"):
+        Normalize(confusables="yes")
+    import numpy as np
+
+    assert Normalize(quotes=np.bool_(False))("\u201cx\u201d") == "\u201cx\u201d"  # numpy bools are flags
 
 
 # ------------------------------------------------------------------ each step

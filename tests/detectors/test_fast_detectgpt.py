@@ -88,7 +88,7 @@ def test_params_and_errors():
     det = get("fast_detectgpt")
     assert det.get_params() == {"model": "smollm2-135m-instruct", "reference_model": None, "max_tokens": 512,
                                 "batch_tokens": None, "device": None, "dtype": None}
-    with pytest.raises(TypeError, match="reference_model must be a model name, a path or a LoadedModel, got int"):
+    with pytest.raises(TypeError, match=r"FastDetectGPT: reference_model must be a model name or path \(not blank\), or a loaded model or None, got 7 \(int\)"):
         FastDetectGPT(reference_model=7)
     with pytest.raises(TypeError, match="single str"):
         det.score("text")

@@ -111,7 +111,7 @@ def test_bad_output_names_the_global_text_index():
 def test_bad_arguments():
     with pytest.raises(TypeError, match=r"give fn= .*or subclass FunctionDetector and define predict"):
         FunctionDetector()
-    with pytest.raises(TypeError, match="fn must be callable"):
+    with pytest.raises(TypeError, match=r"FunctionDetector: fn must be a callable or a str or None, got 3 \(int\)"):
         FunctionDetector(3)
     with pytest.raises(ValueError, match="import path 'package.module:function'"):
         FunctionDetector("not a path")
@@ -122,16 +122,18 @@ def test_bad_arguments():
     with pytest.raises(TypeError, match="fn must be callable.*from 'tests"):
         FunctionDetector(f"{HERE}:TEXTS")
     for bad in ("", "  ", 3):
-        with pytest.raises(TypeError, match="name must be a non-empty str"):
+        with pytest.raises(TypeError, match="name must be a non-blank str or None, got "):
             FunctionDetector(length_score, name=bad)
-    with pytest.raises(ValueError, match="batch_size must be >= 1"):
+    with pytest.raises(ValueError, match=r"batch_size must be an int in \[1, inf\), got 0 \(int\)"):
         FunctionDetector(length_score, batch_size=0)
-    with pytest.raises(TypeError, match="batch_size must be an int"):
+    with pytest.raises(TypeError, match=r"batch_size must be an int in \[1, inf\), got True \(bool\)"):
         FunctionDetector(length_score, batch_size=True)
-    with pytest.raises(TypeError, match="fn_version must be None or a non-empty str"):
+    with pytest.raises(TypeError, match=r"fn_version must be a non-blank str or None, got 2 \(int\)"):
         FunctionDetector(length_score, fn_version=2)
     with pytest.raises(TypeError, match="Thresholded defines predict.*not both"):
-        FunctionDetector.__init__(Thresholded.__new__(Thresholded), fn=length_score)
+        bare = Thresholded.__new__(Thresholded)
+        bare.threshold = 3  # its own parameter is set before FunctionDetector.__init__ validates them all
+        FunctionDetector.__init__(bare, fn=length_score)
     det = FunctionDetector(length_score)
     with pytest.raises(TypeError, match="single str"):
         det.score("one text")

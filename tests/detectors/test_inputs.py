@@ -92,17 +92,48 @@ def test_lone_surrogate_in_lm_d_fit_and_score():
 
 
 def test_check_texts_names_the_calling_method(learned):
-    with pytest.raises(TypeError, match=r"TfidfLogReg\.fit expects a sequence of str, got a single str"):
+    with pytest.raises(TypeError, match=r"TfidfLogReg\.fit expects a sequence of str .*got a single str: wrap it in a list"):
         TfidfLogReg().fit("one text", ["human"])
-    with pytest.raises(TypeError, match=r"SurfaceProbe\.fit expects str items, item 1 is int"):
+    with pytest.raises(TypeError, match=r"SurfaceProbe\.fit expects a sequence of str .*: item 1 is int, not str"):
         SurfaceProbe().fit(["a", 5], LABELS[:2])
-    with pytest.raises(TypeError, match=r"TfidfLogReg\.score expects a sequence of str, got NoneType"):
+    with pytest.raises(TypeError, match=r"TfidfLogReg\.score expects a sequence of str .*got NoneType"):
         learned["tfidf_lr"].score(None)
-    with pytest.raises(TypeError, match=r"SurfaceProbe\.score expects a sequence of str, got bytes"):
+    with pytest.raises(TypeError, match=r"SurfaceProbe\.score expects a sequence of str .*got bytes"):
         learned["surface_probe"].score(b"bytes")
-    with pytest.raises(TypeError, match=r"TfidfLogReg\.predict_proba expects .* got int"):
-        check_texts(learned["tfidf_lr"], 5, "predict_proba")
-    assert check_texts(learned["tfidf_lr"], (t for t in ["a", BAD])) == ["a", BAD]   # no repair here
+    with pytest.raises(TypeError, match=r"TfidfLogReg\.score expects a sequence of str .*got dict"):
+        learned["tfidf_lr"].score({"a": 1})  # a dict batch is refused, not read as its keys
+    with pytest.warns(DeprecationWarning, match="humanize.detectors.check_texts is deprecated"):
+        with pytest.raises(TypeError, match=r"TfidfLogReg\.predict_proba expects .* got int"):
+            check_texts(learned["tfidf_lr"], 5, "predict_proba")
+    with pytest.warns(DeprecationWarning):
+        assert check_texts(learned["tfidf_lr"], (t for t in ["a", BAD])) == ["a", BAD]   # no repair here
+
+
+def test_deprecated_checkers_still_check_and_warn():
+    from humanize.detectors.base import check_bool, check_random_state
+
+    with pytest.warns(DeprecationWarning, match="check_bool is deprecated"):
+        with pytest.raises(TypeError, match=r"X: flag must be a bool, got 'no' \(str\)"):
+            check_bool("X", "flag", "no")
+    with pytest.warns(DeprecationWarning, match="check_random_state is deprecated"):
+        check_random_state("X", np.int64(3))
+        with pytest.raises(ValueError, match=r"X: random_state must be an int in \[0, 4294967296\) or None"):
+            check_random_state("X", 2**32)
+    with pytest.warns(DeprecationWarning, match="check_model_arg is deprecated"):
+        with pytest.raises(ValueError, match="model must be a model name or path"):
+            lm_stats.check_model_arg("  ", "model")
+
+
+def test_numpy_scalars_are_accepted_as_numbers():
+    from humanize import detectors
+
+    det = detectors.get("tfidf_lr", C=np.float64(0.5), max_iter=np.int64(50), min_df=np.int64(1),
+                        max_features=np.int64(100), random_state=np.int64(2), sublinear_tf=np.bool_(True))
+    det.fit(TRAIN, LABELS)
+    assert det.score(TRAIN[:2]).shape == (2,)
+    probe = detectors.get("surface_probe", C=np.float32(2.0), max_iter=np.int32(100), random_state=np.uint32(1))
+    assert probe.fit(TRAIN, LABELS).score(TRAIN[:1]).shape == (1,)
+    assert LogLikelihood(max_tokens=np.int64(8), batch_tokens=np.int16(64)).max_tokens == 8
 
 
 def test_empty_batch_gives_empty_scores(learned, tiny_lm, tiny_lm_b, tiny_classifier):
@@ -161,13 +192,13 @@ def test_model_detectors_any_text(tiny_lm, tiny_lm_b, tiny_classifier, name, tex
 
 
 @pytest.mark.parametrize("name, kwargs, error, match", [
-    ("tfidf_lr", dict(random_state="x"), TypeError, "random_state must be an int or None"),
-    ("tfidf_lr", dict(random_state=-1), ValueError, "random_state must be in"),
-    ("tfidf_lr", dict(min_df=-1), ValueError, "min_df must be an int >= 0"),
+    ("tfidf_lr", dict(random_state="x"), TypeError, r"random_state must be an int in \[0, 4294967296\) or None, got 'x' \(str\)"),
+    ("tfidf_lr", dict(random_state=-1), ValueError, r"random_state must be an int in \[0, 4294967296\) or None, got -1"),
+    ("tfidf_lr", dict(min_df=-1), ValueError, r"min_df must be an int in \[0, inf\) or a number in \[0.0, 1.0\], got -1"),
     ("tfidf_lr", dict(min_df=1.5), ValueError, "min_df must be"),
     ("tfidf_lr", dict(min_df="x"), TypeError, "min_df must be an int"),
-    ("tfidf_lr", dict(sublinear_tf="no"), TypeError, "sublinear_tf must be True or False"),
-    ("surface_probe", dict(random_state="x"), TypeError, "random_state must be an int or None"),
+    ("tfidf_lr", dict(sublinear_tf="no"), TypeError, "sublinear_tf must be a bool, got 'no' \\(str\\)"),
+    ("surface_probe", dict(random_state="x"), TypeError, "random_state must be an int in .* or None, got 'x'"),
 ])
 def test_learned_detectors_reject_bad_parameters_when_built(name, kwargs, error, match):
     # before: accepted, then scikit-learn's InvalidParameterError at fit (or "no" taken as true)
@@ -189,3 +220,11 @@ def test_a_device_this_machine_lacks_is_a_clear_error_naming_device():
         with pytest.raises(ValueError, match="device"):
             resolve_device(device)
     assert resolve_device("cpu").type == "cpu"
+
+
+def test_lm_statistics_takes_the_one_batch_rule(tiny_lm):
+    stats = lm_stats.LMStatistics(tiny_lm, max_tokens=np.int64(8))
+    for bad in ({"a text": 1}, "a text", None, 5):
+        with pytest.raises(TypeError, match=r"LMStatistics\.compute expects a sequence of str"):
+            stats.compute(bad)
+    assert len(stats.compute(np.array(["a text", "another"]))) == 2

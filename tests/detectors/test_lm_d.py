@@ -96,7 +96,7 @@ def test_errors():
         encode_labels(["human", 1], 2)
     with pytest.raises(ValueError, match="3 labels for 2 texts"):
         encode_labels(["human", "machine", "human"], 2)
-    with pytest.raises(ValueError, match="epochs must be >= 1"):
+    with pytest.raises(ValueError, match=r"LMDetector: epochs must be an int in \[1, inf\), got 0 \(int\)"):
         LMDetector(epochs=0)
     with pytest.raises(ValueError, match="warmup_ratio"):
         LMDetector(warmup_ratio=1.0)

@@ -110,7 +110,7 @@ def test_errors():
         SurfaceProbe().score(["x"])
     with pytest.raises(ValueError, match="unknown surface feature.*'r_bogus'"):
         SurfaceProbe(features=["r_newline", "r_bogus"])
-    with pytest.raises(ValueError, match="C must be a positive"):
+    with pytest.raises(ValueError, match=r"SurfaceProbe: C must be a number in \(0, inf\), got 0 \(int\)"):
         SurfaceProbe(C=0)
     with pytest.raises(ValueError, match="both human and machine"):
         SurfaceProbe().fit(["a", "b"], ["machine", "machine"])

@@ -148,6 +148,6 @@ def test_bad_arguments_are_named(args, exc, match):
 
 def test_score_takes_a_sequence_of_texts():
     t = Target(Lengths())
-    with pytest.raises(TypeError, match="wrap a single text in a list"):
+    with pytest.raises(TypeError, match=r"Target.score expects a sequence of str .*got a single str: wrap it in a list"):
         t.score("one text")
     assert (t.queries, t.calls) == (0, 0)  # a refused call is not counted

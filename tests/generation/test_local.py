@@ -245,3 +245,25 @@ def test_top_p_keeps_the_smallest_nucleus_and_its_proportions():
     assert abs(draws.count(0) / len(draws) - 0.5 / 0.8) < 0.03
     full = [_sample(logits, 1.0, 1.0, g) for _ in range(4000)]
     assert abs(full.count(3) / len(full) - 0.05) < 0.015
+
+
+def test_numpy_scalars_are_numbers_and_request_seeds_become_ints():
+    import numpy as np
+
+    from humanize.generation import Dipper, EndpointChat
+    from humanize.generation.base import check_requests, check_sampling
+
+    gen = LocalChat(temperature=np.float64(0.5), top_p=np.float32(0.9), max_new_tokens=np.int64(8),
+                    batch_size=np.int32(2))
+    assert gen.max_new_tokens == 8
+    assert Dipper(lex_diversity=np.int64(40), sent_interval=np.int16(2)).codes == (60, 100)
+    EndpointChat(max_concurrency=np.int64(2), timeout=np.float64(3.0), max_retries=np.int8(0))
+    [req] = check_requests("LocalChat", [Request(chat("hi"), seed=np.int64(7), max_new_tokens=np.int32(3))])
+    assert type(req.seed) is int and type(req.max_new_tokens) is int and (req.seed, req.max_new_tokens) == (7, 3)
+    with pytest.raises(TypeError, match=r"LocalChat: request 0: seed must be an int seed, got 1.5 \(float\)"):
+        check_requests("LocalChat", [Request(chat("hi"), seed=1.5)])
+    with pytest.raises(ValueError, match=r"Dipper: lex_diversity must be a multiple of 20 .*got 50 \(int\)"):
+        Dipper(lex_diversity=50)
+    with pytest.warns(DeprecationWarning, match="check_sampling is deprecated"):
+        with pytest.raises(ValueError, match=r"X: top_p must be a number in \(0, 1\], got 0 \(int\)"):
+            check_sampling("X", 0.5, 0, 8)

@@ -96,9 +96,9 @@ def test_uninstalled_alias_names_install_command(monkeypatch):
 
 
 def test_bad_name_type():
-    with pytest.raises(TypeError, match="int"):
+    with pytest.raises(TypeError, match=r"model name must be a str or path, got 3 \(int\)"):
         load_causal_lm(3)
-    with pytest.raises(ValueError, match="empty"):
+    with pytest.raises(ValueError, match=r"model name must be a non-blank str or path, got '  '"):
         load_causal_lm("  ")
 
 
@@ -108,3 +108,24 @@ def test_error_is_picklable():
     err = ModelUnavailable("x", ["a: b"], "pip install x")
     again = pickle.loads(pickle.dumps(err))
     assert str(again) == str(err) and again.tried == ["a: b"]
+
+
+def test_device_dtype_and_name_errors_take_the_one_format():
+    import numpy as np
+
+    from humanize.exceptions import InvalidParameterError
+    from humanize.models import resolve_device, resolve_dtype
+    from humanize.models.loading import MODEL, NONBLANK_STR, _check_name
+
+    for bad in (1.5, True, -1):
+        with pytest.raises(InvalidParameterError, match=r"resolve_device: device must be a str or an int in \[0, inf\) "
+                                                         r"or a torch.device, got "):
+            resolve_device(bad)
+    with pytest.raises(ValueError, match=r"resolve_dtype: dtype must be one of .*'fp32'.* got 'fp7' \(str\)"):
+        resolve_dtype("fp7", resolve_device("cpu"))
+    with pytest.raises(TypeError, match=r"load: model name must be a str or path, got 3 \(int\)"):
+        _check_name(3)
+    with pytest.raises(ValueError, match=r"load: model name must be a non-blank str or path, got '  ' \(str\)"):
+        _check_name("  ")
+    assert MODEL.is_satisfied_by("smollm2-135m-instruct") and not MODEL.is_satisfied_by(" ")
+    assert not MODEL.is_satisfied_by(np.int64(3)) and NONBLANK_STR.is_satisfied_by("m") and not NONBLANK_STR.is_satisfied_by("")

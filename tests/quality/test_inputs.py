@@ -196,12 +196,16 @@ def test_similarity_function_takes_any_text(minilm, a, b):
 
 
 @pytest.mark.parametrize("kwargs, error, match", [
-    (dict(batch_size=0), ValueError, "batch_size must be >= 1"),
+    (dict(batch_size=0), ValueError, r"QualityMeter: batch_size must be an int in \[1, inf\), got 0 \(int\)"),
     (dict(batch_size="x"), TypeError, "batch_size must be an int"),
     (dict(batch_size=True), TypeError, "batch_size must be an int"),
-    (dict(max_length=-1), ValueError, "max_length must be >= 2"),
+    (dict(max_length=-1), ValueError, r"max_length must be an int in \[2, inf\) or None, got -1 \(int\)"),
     (dict(max_length=1.5), TypeError, "max_length must be an int"),
-    (dict(stride=0), ValueError, "stride must be >= 1"),
+    (dict(stride=0), ValueError, r"stride must be an int in \[1, inf\) or None, got 0 \(int\)"),
+    (dict(max_windows=np.int64(0)), ValueError, r"max_windows must be an int in \[1, inf\), got np.int64\(0\) \(int64\)"),
+    (dict(max_chars=2.5), TypeError, r"max_chars must be an int in \[1, inf\), got 2.5 \(float\)"),
+    (dict(meters={"rouge_l": 1}), TypeError, "meters must be a sequence of names or None, got dict"),
+    (dict(custom={"name": "x"}), TypeError, r"QualityMeter: custom must be a list of quality meters .* or None, got"),
     (dict(max_length=128, stride=128), ValueError, r"stride must be in \[1, max_length-1\]"),
 ])
 def test_quality_meter_rejects_bad_window_arguments_when_built(kwargs, error, match):
@@ -209,6 +213,18 @@ def test_quality_meter_rejects_bad_window_arguments_when_built(kwargs, error, ma
     # validation builds the meter, so these fail before the attacks run)
     with pytest.raises(error, match=match):
         QualityMeter(**kwargs)
+
+
+def test_numpy_scalars_are_numbers_and_a_dict_batch_is_refused():
+    meter = QualityMeter(meters=["rouge_l", "edit_rate"], batch_size=np.int64(2), max_chars=np.int32(50),
+                         max_windows=np.int64(2), max_length=np.int64(16), stride=np.int64(8))
+    frame = meter.score(["the cat sat"], ["the cat sat down"])
+    assert frame["rouge_l"].iloc[0] > 0
+    for bad in ({"the cat": 1}, {"the cat"}, 5, b"the cat"):
+        with pytest.raises(TypeError, match=r"QualityMeter\.score\(originals\) expects a sequence of str"):
+            meter.score(bad, ["x"])
+        with pytest.raises(TypeError, match=r"QualityMeter\.score\(attacked\) expects a sequence of str"):
+            meter.score(["x"], bad)
 
 
 def test_none_and_mixed_arguments_are_named():

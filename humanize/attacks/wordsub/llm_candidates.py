@@ -17,11 +17,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from numbers import Integral
+
+from humanize._validation import Interval, Options
 from humanize.models import DEFAULT_CHAT_LM
 
 from .._casing import match_case
 from ._doc import Candidate, Doc
-from .candidates import CandidateGenerator, _check_int
+from .candidates import CandidateGenerator
 
 __all__ = ["LLMCandidates", "parse_words", "PROMPT", "ANSWER_START"]
 
@@ -82,6 +85,14 @@ class LLMCandidates(CandidateGenerator):
     source = "llm"
     _model_params = ("model",)
 
+    _parameter_constraints = {
+        "model": ["model"],
+        "k": [Interval(Integral, 1, None)],
+        "context": [Options(str, ("sentence", "document"))],
+        "batch_size": [Interval(Integral, 1, None)],
+        "max_new_tokens": [Interval(Integral, 1, None), None],
+    }
+
     def __init__(self, model: Any = DEFAULT_CHAT_LM, k: int = 15, context: str = "sentence", batch_size: int = 16,
                  max_new_tokens: Any = None, device: Any = None):
         self.model = model
@@ -92,16 +103,6 @@ class LLMCandidates(CandidateGenerator):
         self.device = device
         self._validate()
 
-    def _validate(self) -> None:
-        _check_int(self, "k", self.k, 1)
-        _check_int(self, "batch_size", self.batch_size, 1)
-        if self.max_new_tokens is not None:
-            _check_int(self, "max_new_tokens", self.max_new_tokens, 1)
-        if self.context not in ("sentence", "document"):
-            raise ValueError(f"LLMCandidates: context must be 'sentence' or 'document', got {self.context!r}")
-        if not isinstance(self.model, str) and not hasattr(self.model, "model"):
-            raise TypeError(f"LLMCandidates: model must be a chat model name or a loaded causal LM, "
-                            f"got {type(self.model).__name__}")
 
     def loaded(self):
         from humanize.models import LoadedModel, load_causal_lm

@@ -5,6 +5,10 @@ from typing import Any
 
 import numpy as np
 
+from numbers import Integral, Real
+
+from humanize._validation import HasMethods, InstanceOf, Interval, Options, SequenceOf
+from humanize.exceptions import InvalidParameterError
 from humanize.models import DEFAULT_RANKING_LM
 
 from ..base import Attack
@@ -22,6 +26,28 @@ __all__ = ["Synonym", "QPA"]
 CANDIDATE_SOURCES = ("wordnet_sense", "wordnet_all_senses", "vector_neighbours", "mlm")
 #: The swap classes the synonym-style presets keep by default (:class:`~.constraints.SwapValidity`)
 DEFAULT_ALLOWED_SWAPS = ("synonym",)
+
+_SOURCE = Options(str, CANDIDATE_SOURCES)
+#: The declared constraints of the synonym-style presets' shared parameters (Synonym, HMGC, RAFT's stand-in).
+SYNONYM_CONSTRAINTS = {
+    "mlm": ["model", None],
+    "lm": ["model"],
+    "vectors": [InstanceOf(str, name="a name or a fastText .bin path"), HasMethods("vector", "similarity")],
+    "neighbours": [Interval(Integral, 1, None)],
+    "min_cosine": [Interval(Real, -1, 1)],
+    "pos": ["boolean"],
+    "pos_window": [Interval(Integral, 0, None)],
+    "top_k": [Interval(Integral, 1, None)],
+    "window": [Interval(Integral, 0, None)],
+    "min_mlm_prob": [Interval(Real, 0, 1)],
+    "max_share": [Interval(Real, 0, 1), None],
+    "min_similarity": [Interval(Real, -1, 1), None],
+    "candidates": [_SOURCE, SequenceOf(_SOURCE, nonempty=True, name="a non-empty list of those"), None],
+    "senses": [Interval(Integral, 1, None)],
+    "allowed_swaps": [SequenceOf("str", nonempty=True, containers=(list, tuple, set, frozenset)), None],
+    "min_entailment": [Interval(Real, 0, 1), None],
+    "nli_model": ["model", None],
+}
 #: The per-sentence MiniLM cosine floor of ``synonym`` and ``hmgc``. Measured on 15 demo machine texts
 #: (``benchmarks/bench_validity.py`` prints the effect): a sentence with one sense-synonym
 #: swap keeps cosine >= 0.871 in 95% of cases, while half of the sentences the looser pre-#19 recipe
@@ -60,6 +86,7 @@ class Synonym(EnginePreset):
 
     name = "synonym"
     version = "2"
+    _parameter_constraints = SYNONYM_CONSTRAINTS
     _model_params = ("lm", "mlm", "nli_model")
 
     def __init__(self, rate: float = 0.5, seed: int = 0, mlm: Any = None, lm: Any = DEFAULT_RANKING_LM,
@@ -90,10 +117,6 @@ class Synonym(EnginePreset):
         self.nli_model = nli_model
         self._validate()
 
-    def _check(self) -> None:
-        if not isinstance(self.pos, bool):
-            raise TypeError(f"Synonym: pos must be a bool, got {type(self.pos).__name__}")
-
     def assemble(self) -> WordSubstitution:
         gens, cons, scorer = synonym_parts(self)
         return WordSubstitution(gens, cons, scorer, TopScore(), rate=self.rate, seed=self.seed)
@@ -102,17 +125,11 @@ class Synonym(EnginePreset):
 def candidate_sources(preset: Any) -> list[str]:
     """The candidate sources of a synonym-style preset: its ``candidates``, or the default for its ``mlm``."""
     who = type(preset).__name__
-    names = preset.candidates
+    names = preset.candidates  # checked against SYNONYM_CONSTRAINTS["candidates"]
     if names is None:
         return ["mlm"] if preset.mlm is not None else ["wordnet_sense"]
     if isinstance(names, str):
         names = [names]
-    if not isinstance(names, (list, tuple)) or not names:
-        raise TypeError(f"{who}: candidates must be None or a non-empty list of {list(CANDIDATE_SOURCES)}, "
-                        f"got {preset.candidates!r}")
-    bad = [n for n in names if n not in CANDIDATE_SOURCES]
-    if bad:
-        raise ValueError(f"{who}: unknown candidate source(s) {bad}; allowed: {list(CANDIDATE_SOURCES)}")
     if "mlm" in names and preset.mlm is None:
         raise ValueError(f"{who}: candidates includes 'mlm' but mlm is None; give mlm= a masked LM "
                          f"(e.g. 'bert-base-cased')")
@@ -188,29 +205,22 @@ class QPA(Attack):
         self.seed = seed
         self._validate()
 
-    def _validate(self) -> None:
+    _parameter_constraints = {
+        "attack": [InstanceOf(WordSubstitution, name="a word-substitution attack (WordSubstitution, Synonym, RAFT, "
+                                                      "HMGC)"),
+                   InstanceOf(str, name="its registered name"), InstanceOf(dict, name="a table {name = ..., ...}")],
+        "constraints": [SequenceOf(TextConstraint, CandidateConstraint,
+                                   name="a list of TextConstraint / CandidateConstraint (e.g. SwapValidity)"), None],
         # an int seed / a rate θ override the wrapped attack's (so a config can sweep θ over QPA)
-        seed, rate = self.seed, self.rate
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
-            raise TypeError(f"QPA: seed must be None or an int, got {type(seed).__name__}")
-        if rate is not None:
-            if isinstance(rate, bool) or not isinstance(rate, (int, float, np.integer, np.floating)):
-                raise TypeError(f"QPA: rate must be None or a number in [0, 1], got {type(rate).__name__}")
-            if not 0.0 <= float(rate) <= 1.0:
-                raise ValueError(f"QPA: rate θ must be in [0, 1], got {rate!r}")
+        "rate": [Interval(Real, 0, 1), None],
+        "seed": ["seed", None],
+    }
+
+    def _check(self) -> None:
         inner = self.inner()
         if not isinstance(inner, WordSubstitution):
-            raise TypeError(f"QPA: attack must be a word-substitution attack (WordSubstitution, Synonym, RAFT, "
+            raise InvalidParameterError(f"QPA: attack must be a word-substitution attack (WordSubstitution, Synonym, RAFT, "
                             f"HMGC), its registered name or a table, got {type(inner).__name__}")
-        cons = self.constraints
-        if cons is not None:
-            if not isinstance(cons, (list, tuple)):
-                raise TypeError(f"QPA: constraints must be None or a list of TextConstraint / CandidateConstraint, "
-                            f"got {type(cons).__name__}")
-            for j, c in enumerate(cons):
-                if not isinstance(c, (TextConstraint, CandidateConstraint)):
-                    raise TypeError(f"QPA: constraints[{j}] must be a TextConstraint or a CandidateConstraint "
-                                    f"(e.g. SwapValidity), got {type(c).__name__}")
 
     def inner(self) -> Attack:
         """The wrapped attack; a name or a table ``{name = ..., params...}`` is built with QPA's seed."""
@@ -221,7 +231,7 @@ class QPA(Attack):
             params = {} if isinstance(attack, str) else {k: v for k, v in attack.items() if k != "name"}
             name = attack if isinstance(attack, str) else attack.get("name")
             if not isinstance(name, str):
-                raise TypeError(f"QPA: an attack table needs a 'name' (a registered attack), got {attack!r}")
+                raise InvalidParameterError(f"QPA: an attack table needs a 'name' (a registered attack), got {attack!r}")
             if self.seed is not None:  # one seed for everything inside (a surrogate's train split too)
                 params["seed"] = self.seed
             built = self.__dict__.get("_inner")

@@ -12,13 +12,16 @@ from typing import Any
 
 import numpy as np
 
+from numbers import Integral
+
+from humanize._validation import Interval
 from humanize.models import DEFAULT_CHAT_LM
 
 from .constraints import NotStopword, SamePOS, SwapValidity, WordCosine
 from .engine import EnginePreset, WordSubstitution
 from .llm_candidates import LLMCandidates
 from .rankers import Predictability
-from .presets import DEFAULT_ALLOWED_SWAPS
+from .presets import DEFAULT_ALLOWED_SWAPS, SYNONYM_CONSTRAINTS
 from .scoring import CausalLMScore, ProposalOrder
 from .search import DetectorGreedy
 from .senses import SenseSynonyms
@@ -72,6 +75,14 @@ class RAFT(EnginePreset):
     name = "raft"
     version = "3"  # 3: llm and proxy default to DEFAULT_CHAT_LM (issue #19 §4)
     _model_params = ("llm", "proxy")
+    _parameter_constraints = {
+        "k": [Interval(Integral, 1, None)],  # replacements asked per word
+        "pos": ["boolean"],
+        "batched": ["boolean"],
+        "max_queries": [Interval(Integral, 1, None), None],
+        "allowed_swaps": SYNONYM_CONSTRAINTS["allowed_swaps"],
+        "candidates": SYNONYM_CONSTRAINTS["candidates"],
+    }
 
     def __init__(self, rate: float = 0.1, seed: int = 0, target: Any = "log_likelihood", target_train: Any = None,
                  llm: Any = DEFAULT_CHAT_LM, proxy: Any = DEFAULT_CHAT_LM, k: int = 15, pos: bool = True,
@@ -95,17 +106,6 @@ class RAFT(EnginePreset):
     def _check(self) -> None:
         from .targets import check_detector_spec, check_ready, check_train_spec
 
-        if isinstance(self.k, bool) or not isinstance(self.k, (int, np.integer)):
-            raise TypeError(f"RAFT: k (replacements asked per word) must be an int >= 1, got {type(self.k).__name__}")
-        if self.k < 1:
-            raise ValueError(f"RAFT: k (replacements asked per word) must be >= 1, got {self.k}")
-        if not isinstance(self.pos, bool):
-            raise TypeError(f"RAFT: pos must be a bool, got {type(self.pos).__name__}")
-        if not isinstance(self.batched, bool):
-            raise TypeError(f"RAFT: batched must be a bool, got {type(self.batched).__name__}")
-        mq = self.max_queries
-        if mq is not None and (isinstance(mq, bool) or not isinstance(mq, (int, np.integer)) or mq < 1):
-            raise ValueError(f"RAFT: max_queries must be None or an int >= 1, got {mq!r}")
         if self.candidates is not None and self.llm is not None:
             raise ValueError(f"RAFT: candidates={self.candidates!r} names the lexical stand-in's sources, which are "
                              f"used only with llm=None (llm={self.llm!r} proposes the candidates)")

@@ -15,7 +15,10 @@ from typing import Any
 
 import numpy as np
 
+from numbers import Integral
+
 from humanize._params import ParamsMixin
+from humanize._validation import Interval, Options
 from humanize.models import DEFAULT_RANKING_LM
 
 from ._doc import Doc
@@ -51,6 +54,12 @@ class Predictability(WordRanker):
 
     _model_params = ("lm",)
 
+    _parameter_constraints = {
+        "lm": ["model"],
+        "reduce": [Options(str, ("first", "sum", "mean"))],
+        "max_windows": [Interval(Integral, 1, None)],
+    }
+
     def __init__(self, lm: Any = DEFAULT_RANKING_LM, device: Any = None, reduce: str = "first", max_windows: int = 8):
         self.lm = lm
         self.device = device
@@ -58,15 +67,6 @@ class Predictability(WordRanker):
         self.max_windows = max_windows
         self._validate()
 
-    def _validate(self) -> None:
-        if not isinstance(self.lm, str) and not hasattr(self.lm, "model"):
-            raise TypeError(f"Predictability: lm must be a model name or a loaded causal LM, "
-                            f"got {type(self.lm).__name__}")
-        if self.reduce not in ("first", "sum", "mean"):
-            raise ValueError(f"Predictability: reduce must be 'first', 'sum' or 'mean', got {self.reduce!r}")
-        mw = self.max_windows
-        if isinstance(mw, bool) or not isinstance(mw, (int, np.integer)) or mw < 1:
-            raise ValueError(f"Predictability: max_windows must be an int >= 1, got {mw!r}")
 
     def loaded(self):
         from humanize.quality.perplexity import get_lm

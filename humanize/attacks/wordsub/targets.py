@@ -25,8 +25,13 @@ from typing import Any
 
 from humanize.detectors.target import Target, is_fitted
 
+import math as math
+from numbers import Real
+
+from humanize._validation import Interval
+
 __all__ = ["build_detector", "training_set", "ready_target", "ready_detector", "check_detector_spec",
-           "check_train_spec", "check_threshold", "check_ready", "QueriesDetector"]
+           "check_train_spec", "THRESHOLD", "check_ready", "QueriesDetector"]
 
 _FITTED: "OrderedDict[str, Target]" = OrderedDict()
 _MAX_FITTED = 8
@@ -168,13 +173,8 @@ def ready_detector(spec: Any, train: Any, seed: int, owner: str = "attack", what
     return ready_target(spec, train, seed, owner, what).fitted_detector()
 
 
-def check_threshold(owner: str, name: str, value: Any) -> None:
-    """A score threshold: None or a real number (not a bool, not NaN)."""
-    import numpy as np
-
-    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating))
-                              or value != value):
-        raise TypeError(f"{owner}: {name} must be None or a number, got {type(value).__name__} {value!r}")
+#: A score threshold (a declared parameter constraint): None or a real number, not a bool, not NaN.
+THRESHOLD = [Interval(Real, -math.inf, math.inf), None]
 
 
 class QueriesDetector:

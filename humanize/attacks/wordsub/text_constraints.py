@@ -13,14 +13,15 @@ document's words change.
 from __future__ import annotations
 
 import math
+from numbers import Real
 from typing import Any
 
 import numpy as np
 
 from humanize._params import ParamsMixin
+from humanize._validation import Interval
 from humanize.models import DEFAULT_CAUSAL_LM, DEFAULT_SENTENCE_ENCODER
 
-from .constraints import _check_unit
 
 __all__ = ["TextConstraint", "SentenceSimilarity", "SentenceEntailment", "PerplexityChange", "FleschChange", "MaxWordsChanged",
            "qpa_constraints", "relative_change"]
@@ -56,14 +57,13 @@ class SentenceSimilarity(TextConstraint):
 
     _model_params = ("encoder",)
 
+    _parameter_constraints = {"min_similarity": [Interval(Real, -1, 1)]}
+
     def __init__(self, min_similarity: float = 0.95, encoder: Any = DEFAULT_SENTENCE_ENCODER, device: Any = None):
         self.min_similarity = min_similarity
         self.encoder = encoder
         self.device = device
         self._validate()
-
-    def _validate(self) -> None:
-        _check_unit(self, "min_similarity", self.min_similarity, -1.0, 1.0)
 
     def values(self, originals, variants, doc=None):
         from humanize.quality.similarity import semantic_similarity
@@ -87,14 +87,13 @@ class SentenceEntailment(TextConstraint):
 
     _model_params = ("model",)
 
+    _parameter_constraints = {"min_entailment": [Interval(Real, 0, 1)]}
+
     def __init__(self, min_entailment: float = 0.5, model: Any = None, device: Any = None):
         self.min_entailment = min_entailment
         self.model = model
         self.device = device
         self._validate()
-
-    def _validate(self) -> None:
-        _check_unit(self, "min_entailment", self.min_entailment)
 
     def values(self, originals, variants, doc=None):
         from humanize.quality.entailment import DEFAULT_NLI_MODEL, entailment
@@ -113,14 +112,13 @@ class PerplexityChange(TextConstraint):
 
     _model_params = ("lm",)
 
+    _parameter_constraints = {"max_change": [Interval(Real, 0, math.inf)]}
+
     def __init__(self, max_change: float = 0.05, lm: Any = DEFAULT_CAUSAL_LM, device: Any = None):
         self.max_change = max_change
         self.lm = lm
         self.device = device
         self._validate()
-
-    def _validate(self) -> None:
-        _check_unit(self, "max_change", self.max_change, 0.0, math.inf)
 
     def values(self, originals, variants, doc=None):
         from humanize.quality.perplexity import perplexity
@@ -141,12 +139,11 @@ class PerplexityChange(TextConstraint):
 class FleschChange(TextConstraint):
     """Relative change of the sentence's Flesch reading ease (textstat) < ``max_change`` (QPA: 5%)."""
 
+    _parameter_constraints = {"max_change": [Interval(Real, 0, math.inf)]}
+
     def __init__(self, max_change: float = 0.05):
         self.max_change = max_change
         self._validate()
-
-    def _validate(self) -> None:
-        _check_unit(self, "max_change", self.max_change, 0.0, math.inf)
 
     def values(self, originals, variants, doc=None):
         from humanize.quality.lexical import flesch_reading_ease
@@ -161,12 +158,11 @@ class FleschChange(TextConstraint):
 class MaxWordsChanged(ParamsMixin):
     """At most ``max_share`` of the document's words are changed (HMGC: 0.4)."""
 
+    _parameter_constraints = {"max_share": [Interval(Real, 0, 1)]}
+
     def __init__(self, max_share: float = 0.4):
         self.max_share = max_share
         self._validate()
-
-    def _validate(self) -> None:
-        _check_unit(self, "max_share", self.max_share)
 
     def limit(self, n_words: int) -> int:
         return int(math.floor(self.max_share * n_words + 1e-9))

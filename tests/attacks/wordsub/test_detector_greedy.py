@@ -202,9 +202,9 @@ def test_a_learnable_detector_is_fit_on_the_train_split_once_and_never_in_place(
     ({"train": 5}, TypeError, "train must be None, a dataset name"),
     ({"train": {"dataset": "demo", "fraction": 1.5}}, ValueError, r"fraction must be a number in \(0, 1\]"),
     ({"train": {"dataset": "demo", "split": "test"}}, ValueError, "split must be 'train' or 'all'"),
-    ({"max_queries": 0}, ValueError, "max_queries must be None or an int >= 1"),
-    ({"stop_below": "low"}, TypeError, "stop_below must be None or a number"),
-    ({"batch": 1}, TypeError, "batch must be a bool"),
+    ({"max_queries": 0}, ValueError, r"^DetectorGreedy: max_queries must be an int in \[1, inf\) or None, got 0 \(int\)$"),
+    ({"stop_below": "low"}, TypeError, r"^DetectorGreedy: stop_below must be a number or None, got 'low' \(str\)$"),
+    ({"batch": 1}, TypeError, r"^DetectorGreedy: batch must be a bool, got 1 \(int\)$"),
 ])
 def test_bad_search_parameters_are_named(kwargs, exc, match):
     with pytest.raises(exc, match=match):
@@ -228,5 +228,5 @@ def test_offer_all_tries_every_ranked_word_and_k_caps_the_kept_swaps():
     assert 1 <= r.n_edits <= r.info["target_swaps"] < len(gen.seen[-1])
     top = _attack(DetectorGreedy(LexiconDetector()), rate=0.2, ranker=ByPositionReversed()).apply(TEXT)
     assert top.n_edits <= r.n_edits  # top_k stops at the first k words, kept or not
-    with pytest.raises(ValueError, match="offer must be 'top_k'"):
+    with pytest.raises(ValueError, match=r"^WordSubstitution: offer must be one of 'top_k', 'all', got 'some' \(str\)$"):
         WordSubstitution([gen], offer="some")

@@ -258,17 +258,17 @@ def test_zero_shot_surrogate_is_used_unfitted(smollm, targets):
 
 
 @pytest.mark.parametrize("kwargs, exc, match", [
-    ({"surrogate": "no_such_detector"}, ValueError, "unknown surrogate"),
+    ({"surrogate": "no_such_detector"}, ValueError, "^HMGC: surrogate: unknown detector 'no_such_detector'"),
     ({"surrogate": 3}, TypeError, "surrogate must be"),
-    ({"threshold": "0.5"}, TypeError, "threshold must be None or a number"),
-    ({"threshold": True}, TypeError, "threshold"),
+    ({"threshold": "0.5"}, TypeError, r"^HMGC: threshold must be a number or None, got '0.5' \(str\)$"),
+    ({"threshold": True}, TypeError, r"^HMGC: threshold must be .*, got True \(bool\)$"),
     ({"train": 5}, TypeError, "train must be"),
-    ({"importance": "saliency"}, ValueError, "method must be one of"),
-    ({"weight": 1.5}, ValueError, "weight must be in"),
-    ({"max_share": 2.0}, ValueError, "max_share"),
-    ({"min_similarity": "high"}, TypeError, "min_similarity"),
-    ({"pos": 1}, TypeError, "pos must be a bool"),
-    ({"rate": 1.5}, ValueError, "rate"),
+    ({"importance": "saliency"}, ValueError, "^HMGC: importance must be one of 'auto', 'gradient', 'deletion', got 'saliency'"),
+    ({"weight": 1.5}, ValueError, r"^HMGC: weight must be a number in \[0, 1\], got 1.5 \(float\)$"),
+    ({"max_share": 2.0}, ValueError, r"^HMGC: max_share must be a number in \[0, 1\] or None, got 2.0 \(float\)$"),
+    ({"min_similarity": "high"}, TypeError, r"^HMGC: min_similarity must be .*, got 'high' \(str\)$"),
+    ({"pos": 1}, TypeError, r"^HMGC: pos must be a bool, got 1 \(int\)$"),
+    ({"rate": 1.5}, ValueError, r"^HMGC: rate must be a number in \[0, 1\], got 1.5 \(float\)$"),
 ])
 def test_bad_hmgc_parameters_are_named(kwargs, exc, match):
     from humanize.attacks.wordsub import HMGC

@@ -24,21 +24,23 @@ def test_tricky_texts_give_exact_results(synonym):
 
 
 @pytest.mark.parametrize("kwargs, exc, match", [
-    ({"rate": 1.5}, ValueError, r"rate θ must be in \[0, 1\]"),
-    ({"rate": "half"}, TypeError, "rate must be a number"),
-    ({"seed": 1.5}, TypeError, "seed must be an int"),
-    ({"neighbours": 0, "candidates": ["vector_neighbours"]}, ValueError, "k must be >= 1"),
-    ({"candidates": ["glove"]}, ValueError, "unknown candidate source"),
-    ({"allowed_swaps": ["synonym", "close"]}, ValueError, "unknown validity class"),
-    ({"senses": 0}, ValueError, "senses must be >= 1"),
-    ({"min_cosine": 2}, ValueError, r"min_cosine must be in \[-1.0, 1.0\]"),
-    ({"pos": "yes"}, TypeError, "pos must be a bool"),
-    ({"pos_window": -1}, ValueError, "window must be an int >= 0"),
-    ({"max_share": 1.5}, ValueError, r"max_share must be in \[0.0, 1.0\]"),
-    ({"min_similarity": "high"}, TypeError, "min_similarity must be a number"),
-    ({"lm": 3}, TypeError, "lm must be a model name"),
-    ({"mlm": 3}, TypeError, "model must be a model name/path"),
-    ({"mlm": "bert-base-cased", "top_k": 0}, ValueError, "top_k must be >= 1"),
+    ({"rate": 1.5}, ValueError, r"^Synonym: rate must be a number in \[0, 1\], got 1.5 \(float\)$"),
+    ({"rate": "half"}, TypeError, r"^Synonym: rate must be a number in \[0, 1\], got 'half' \(str\)$"),
+    ({"seed": 1.5}, TypeError, r"^Synonym: seed must be an int seed, got 1.5 \(float\)$"),
+    ({"neighbours": 0, "candidates": ["vector_neighbours"]}, ValueError,
+     r"^Synonym: neighbours must be an int in \[1, inf\), got 0 \(int\)$"),
+    ({"candidates": ["glove"]}, ValueError, r"^Synonym: candidates must be one of 'wordnet_sense', .*, got \['glove'\]"),
+    ({"allowed_swaps": ["synonym", "close"]}, ValueError,
+     r"^SwapValidity: allowed must be a non-empty list of validity classes .*, got \('synonym', 'close'\)"),
+    ({"senses": 0}, ValueError, r"^Synonym: senses must be an int in \[1, inf\), got 0 \(int\)$"),
+    ({"min_cosine": 2}, ValueError, r"^Synonym: min_cosine must be a number in \[-1, 1\], got 2 \(int\)$"),
+    ({"pos": "yes"}, TypeError, r"^Synonym: pos must be a bool, got 'yes' \(str\)$"),
+    ({"pos_window": -1}, ValueError, r"^Synonym: pos_window must be an int in \[0, inf\), got -1 \(int\)$"),
+    ({"max_share": 1.5}, ValueError, r"^Synonym: max_share must be a number in \[0, 1\] or None, got 1.5 \(float\)$"),
+    ({"min_similarity": "high"}, TypeError, r"^Synonym: min_similarity must be a number in \[-1, 1\] or None, got 'high'"),
+    ({"lm": 3}, TypeError, r"^Synonym: lm must be a model name or path, or a loaded model, got 3 \(int\)$"),
+    ({"mlm": 3}, TypeError, r"^Synonym: mlm must be a model name or path, or a loaded model or None, got 3 \(int\)$"),
+    ({"mlm": "bert-base-cased", "top_k": 0}, ValueError, r"^Synonym: top_k must be an int in \[1, inf\), got 0 \(int\)$"),
 ])
 def test_bad_synonym_parameters_are_named(kwargs, exc, match):
     with pytest.raises(exc, match=match):
@@ -46,25 +48,27 @@ def test_bad_synonym_parameters_are_named(kwargs, exc, match):
 
 
 def test_bad_engine_parts_are_named():
-    with pytest.raises(ValueError, match="candidates is empty"):
+    with pytest.raises(ValueError, match=r"^WordSubstitution: candidates must be a CandidateGenerator or a non-empty list "
+                                         r"of candidate generators \(WordNetSynonyms, .*\), got \[\] \(list\)$"):
         WordSubstitution(candidates=[])
-    with pytest.raises(TypeError, match=r"candidates\[0\] must be a candidate generator, got NotStopword"):
+    with pytest.raises(TypeError, match=r"^WordSubstitution: candidates must be .*, got \[NotStopword\(min_length=2\)\]"):
         WordSubstitution(candidates=[NotStopword()])
-    with pytest.raises(TypeError, match=r"constraints\[1\] must be a constraint"):
+    with pytest.raises(TypeError, match=r"^WordSubstitution: constraints must be .*, got \[NotStopword\(.*\), 'pos'\]"):
         WordSubstitution(candidates=[WordNetSynonyms()], constraints=[NotStopword(), "pos"])
-    with pytest.raises(TypeError, match="scorer must be None or a Scorer"):
+    with pytest.raises(TypeError, match=r"^WordSubstitution: scorer must be a Scorer or None, got 'lm' \(str\)$"):
         WordSubstitution(candidates=WordNetSynonyms(), scorer="lm")
-    with pytest.raises(TypeError, match="search must be None or a Search"):
+    with pytest.raises(TypeError, match=r"^WordSubstitution: search must be a Search or None, got <class .*TopScore'> \(type\)$"):
         WordSubstitution(candidates=WordNetSynonyms(), search=TopScore)
-    with pytest.raises(ValueError, match="tries must be an int >= 1"):
+    with pytest.raises(ValueError, match=r"^TopScore: tries must be an int in \[1, inf\), got 0 \(int\)$"):
         TopScore(tries=0)
-    with pytest.raises(TypeError, match="lm must be a model name or a loaded causal LM"):
+    with pytest.raises(TypeError, match=r"^CausalLMScore: lm must be a model name or path, or a loaded model, got 0 \(int\)$"):
         CausalLMScore(lm=0)
-    with pytest.raises(TypeError, match="vectors must be a name"):
+    with pytest.raises(TypeError, match=r"^VectorNeighbours: vectors must be a str or an object with .vector\(\), got \[1, 2\]"):
         VectorNeighbours(vectors=[1, 2])
-    with pytest.raises(TypeError, match="vectors must be a name"):
+    with pytest.raises(TypeError, match=r"^WordCosine: vectors must be a name or a fastText .bin path or an object with "
+                                        r".similarity\(\), got 5 \(int\)$"):
         WordCosine(vectors=5)
-    with pytest.raises(ValueError, match="window must be >= 0"):
+    with pytest.raises(ValueError, match=r"^MaskedLMFill: window must be an int in \[0, inf\), got -2 \(int\)$"):
         MaskedLMFill(window=-2)
 
 
@@ -75,14 +79,15 @@ def test_bad_qpa_arguments_are_named():
         QPA(Homoglyph())
     with pytest.raises(ValueError, match="unknown attack|no attack|not registered|available"):
         QPA("no_such_attack")
-    with pytest.raises(TypeError, match=r"constraints\[0\] must be a TextConstraint or a CandidateConstraint"):
+    with pytest.raises(TypeError, match=r"^QPA: constraints must be a list of TextConstraint / CandidateConstraint .* or "
+                                        r"None, got \['perplexity'\] \(list\)$"):
         QPA(Synonym(), constraints=["perplexity"])
     QPA(Synonym(), constraints=[NotStopword()])  # a candidate constraint is a valid QPA constraint
-    with pytest.raises(TypeError, match="constraints must be None or a list"):
+    with pytest.raises(TypeError, match=r"^QPA: constraints must be .*, got SentenceSimilarity\(.*\) \(SentenceSimilarity\)$"):
         QPA(Synonym(), constraints=SentenceSimilarity())
-    with pytest.raises(TypeError, match="seed must be None or an int"):
+    with pytest.raises(TypeError, match=r"^QPA: seed must be an int seed or None, got '1' \(str\)$"):
         QPA(Synonym(), seed="1")
-    with pytest.raises(ValueError, match=r"rate θ must be in \[0, 1\]"):
+    with pytest.raises(ValueError, match=r"^QPA: rate must be a number in \[0, 1\] or None, got 1.5 \(float\)$"):
         QPA(Synonym(), rate=1.5)
 
 
