@@ -271,3 +271,57 @@ def test_every_attack_batch_refuses_what_is_no_batch_before_any_model(name, bad,
     with pytest.raises(InvalidParameterError, match=rf"^{cls}\.batch expects a sequence of str \(one per document\), "
                                                     rf"got {got}$"):
         obj.batch(bad)
+
+
+# -- generated inputs: every registered detector and defense, and the quality meter ------------
+from humanize import defenses, detectors  # noqa: E402
+from humanize.quality import QualityMeter  # noqa: E402
+
+#: Registered detectors that need arguments to be built (as tests/test_params.py builds them).
+DETECTOR_ARGS = {"hf_classifier": {"model": "some-org/some-detector", "machine_label": "Fake"},
+                 "function": {"fn": "numpy:mean", "fn_version": "numpy-mean"},
+                 "endpoint": {"url": "http://127.0.0.1:9/score"}}
+
+
+def _component(kind, name):
+    if kind == "detector":
+        return detectors.get(name, **DETECTOR_ARGS.get(name, {}))
+    if kind == "defense":
+        return defenses.get(name)
+    return QualityMeter()
+
+
+COMPONENTS = ([("detector", n) for n in detectors.available()] + [("defense", n) for n in defenses.available()]
+              + [("quality", "QualityMeter")])
+COMPONENT_PARAMS = [(k, n, p) for k, n in COMPONENTS for p in _constrained(_component(k, n))]
+
+
+def test_every_component_declares_constraints_for_its_parameters():
+    for kind, name in COMPONENTS:
+        obj = _component(kind, name)
+        assert _constrained(obj), f"{kind} {name!r} declares no parameter constraints"
+
+
+@pytest.mark.parametrize("kind, name, param", COMPONENT_PARAMS)
+def test_every_declared_component_parameter_refuses_a_wrong_type(kind, name, param):
+    obj = _component(kind, name)
+    cls = type(obj).__name__
+    params = dict(obj.get_params(deep=False), **{param: _WrongType()})
+    with pytest.raises(InvalidParameterError, match=rf"^{cls}: {param} must be .*, got <wrong> \(_WrongType\)$"):
+        type(obj)(**params)
+
+
+@pytest.mark.parametrize("kind, name", COMPONENTS)
+@pytest.mark.parametrize("bad, got", [("a str", "a single str: wrap it in a list"), ({"a": 1}, "dict"),
+                                      (None, "NoneType"), (3, "int")])
+def test_every_component_batch_refuses_what_is_no_batch_before_any_model(kind, name, bad, got):
+    """One rule and one message shape for a batch in every layer: a detector's ``score``, a
+    defense's ``batch``, the quality meter's ``score`` (originals and attacked)."""
+    obj = _component(kind, name)
+    method = {"detector": "score", "defense": "batch", "quality": "score"}[kind]
+    call = getattr(obj, method)
+    if kind == "detector" and getattr(obj, "learnable", False):
+        pytest.raises(Exception, call, ["x"])  # not fitted: the batch rule is still checked first below
+    pattern = rf"^{type(obj).__name__}\.{method}(\(\w+\))? expects a sequence of str \(one per document\), got {got}$"
+    with pytest.raises(InvalidParameterError, match=pattern):
+        call(bad) if kind != "quality" else call(bad, ["a"])
