@@ -49,7 +49,9 @@ __all__ = ["Constraint", "Interval", "Options", "InstanceOf", "HasMethods", "Seq
            "validate_parameter_constraints", "check_texts", "check_text", "describe_value"]
 
 #: Parameters whose value is never printed (an API key, a token).
-_SECRET = re.compile(r"key|token|secret|password|passwd|credential", re.IGNORECASE)
+#: A name that IS a secret (``api_key``, ``hf_token``, ``password``), not one about secrets' sizes
+#: (``max_tokens``, ``batch_tokens``) or where one lives (``api_key_env``).
+_SECRET = re.compile(r"(^|_)(key|token|secret|password|passwd|credentials?)$", re.IGNORECASE)
 _REPR_MAX = 80
 
 

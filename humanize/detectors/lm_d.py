@@ -230,12 +230,13 @@ class LMDetector(Detector):
 
     def score(self, texts: Sequence[str]) -> np.ndarray:
         """1 - P("human"): P(machine) for binary fits, P(any generator) for attribution fits."""
+        texts = check_texts(texts, type(self).__name__, "score")  # the batch rule first, as for every detector
         self._check_fitted()
         if "human" not in set(self.classes_):
             raise ValueError(f"score needs a 'human' class, but this detector was fit on {list(self.classes_)}; "
                              f"use predict_proba/predict for source-model attribution")
         human = list(self.classes_).index("human")
-        proba = self.predict_proba(check_texts(texts, type(self).__name__, "score"))
+        proba = self.predict_proba(texts)
         return 1.0 - proba[:, human] if len(proba) else np.zeros(0, dtype=np.float64)
 
     def describe(self) -> dict:

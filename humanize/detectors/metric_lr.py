@@ -94,6 +94,7 @@ class MetricFeaturesLR(CausalLMMetricDetector):
         return self
 
     def score(self, texts: Sequence[str]) -> np.ndarray:
+        texts = check_texts(texts, type(self).__name__, "score")  # the batch rule first, as for every detector
         clf = getattr(self, "classifier_", None)
         if clf is None:
             raise NotFittedError(f"{type(self).__name__} must be fit(texts, labels) before score")

@@ -197,9 +197,9 @@ class SurfaceProbe(Detector):
 
     def score(self, texts: Sequence[str]) -> np.ndarray:
         """P(machine) from the logistic regression, in [0, 1]."""
+        texts = check_texts(texts, type(self).__name__, "score")
         if not hasattr(self, "model_"):
             raise NotFittedError(f"{type(self).__name__} is not fitted yet: call fit(texts, labels) before score")
-        texts = check_texts(texts, type(self).__name__, "score")
         if not texts:
             return np.zeros(0, dtype=np.float64)
         X = SurfaceFeatures().transform(texts)[self.feature_names_]

@@ -83,9 +83,9 @@ class TfidfLogReg(Detector):
 
     def score(self, texts: Sequence[str]) -> np.ndarray:
         """P(machine) from the logistic regression, in [0, 1]."""
+        texts = check_texts(texts, type(self).__name__, "score")
         if not hasattr(self, "pipeline_"):
             raise NotFittedError(f"{type(self).__name__} is not fitted yet: call fit(texts, labels) before score")
-        texts = check_texts(texts, type(self).__name__, "score")
         if not texts:
             return np.zeros(0, dtype=np.float64)
         return self.pipeline_.predict_proba(texts)[:, 1].astype(np.float64)

@@ -8,6 +8,7 @@ import pandas as pd
 
 from humanize._params import ParamsMixin
 from humanize._validation import InstanceOf
+from humanize.exceptions import InvalidParameterError
 from humanize.models import DEFAULT_CAUSAL_LM, DEFAULT_SENTENCE_ENCODER, LoadedModel
 from humanize.models.loading import MODEL
 
@@ -162,9 +163,9 @@ class QualityMeter(ParamsMixin):
         ``originals`` is a sequence of attack results (objects with ``.original``
         and ``.text``) and ``attacked`` is omitted.
         """
-        if originals is None:
-            raise TypeError("QualityMeter.score: originals must be a sequence of str (or of attack results), "
-                            "got None")
+        if originals is None and attacked is None:
+            raise InvalidParameterError("QualityMeter.score expects a sequence of str (one per document), got NoneType "
+                                        "(or a sequence of attack results, with attacked omitted)")
         if attacked is None:
             results = list(originals) if hasattr(originals, "__iter__") and not isinstance(originals, str) \
                 else originals

@@ -94,7 +94,7 @@ def _cfg(attack):
     (AttackSpec("pipeline", {"steps": []}), r"steps must be a non-empty list"),
     (AttackSpec("pipeline", {"steps": ["homoglif"]}), r"unknown attack 'homoglif'"),
     (AttackSpec("pipeline", {"steps": [{"name": "homoglyph", "rate": [0.1, 0.2]}]}), r"one rate per step"),
-    (AttackSpec("pipeline", {"steps": [{"name": "homoglyph", "rate": 2}]}), r"rate θ must be in"),
+    (AttackSpec("pipeline", {"steps": [{"name": "homoglyph", "rate": 2}]}), r"Homoglyph: rate must be a number in \[0, 1\], got 2 \(int\)"),
     (AttackSpec("pipeline", {"steps": ["homoglyph"], "mode": 1}), r"takes only 'steps'"),
     (AttackSpec("impose_format", {"profile": "human"}), r"profile must be a table of FormatProfile fields"),
     (AttackSpec("impose_format", {"profile": {**PROFILE, "dash_rate": 2}}), r"dash_rate must be a number in"),

@@ -86,7 +86,7 @@ def test_config_errors_name_the_problem_and_list_valid_names(tmp_path):
         RunConfig(attacks=[AttackSpec("homoglyph")], detectors=[DetectorSpec("gpt0")]).validate()
     with pytest.raises(ConfigError, match="unknown dataset 'raidd'.*raid"):
         RunConfig(dataset="raidd", attacks=[AttackSpec("homoglyph")], detectors=[DetectorSpec("tfidf_lr")]).validate()
-    with pytest.raises(ConfigError, match="rate θ must be in"):
+    with pytest.raises(ConfigError, match=r"Homoglyph: rate must be a number in \[0, 1\], got 1.5 \(float\)"):
         RunConfig(attacks=[AttackSpec("homoglyph", rates=[1.5])], detectors=[DetectorSpec("tfidf_lr")]).validate()
     with pytest.raises(ConfigError, match="unknown config section"):
         config_from_dict({"atacks": []})
