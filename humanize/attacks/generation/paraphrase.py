@@ -21,10 +21,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from numbers import Integral
+
+from humanize._validation import InstanceOf, Interval
 from humanize.generation.base import Generator, Request, chat
 from humanize.models import DEFAULT_CHAT_LM
+from humanize.models.loading import NONBLANK_STR
 
-from .rewrite import RewriteAttack, add_usage, resolve_paraphraser
+from .rewrite import GENERATOR_SPEC, RewriteAttack, add_usage, resolve_paraphraser
 
 __all__ = ["Paraphrase", "Recursion", "clean_answer", "DEFAULT_INSTRUCTION"]
 
@@ -54,10 +58,6 @@ def clean_answer(answer: str, original: str = "") -> str:
     return text
 
 
-def _is_paraphraser_spec(value: Any) -> bool:
-    return isinstance(value, (Generator, str, dict))
-
-
 def _counts(chunks: int, kept: int, generations) -> dict:
     """Chunks sent, chunks that kept their original text, answers cut by the token limit."""
     return {"chunks": chunks, "kept_chunks": kept,
@@ -79,6 +79,11 @@ class Paraphrase(RewriteAttack):
 
     name = "paraphrase"
     version = "2"  # 2: the default paraphraser is DEFAULT_CHAT_LM (was SmolLM2-135M)
+    _parameter_constraints = {
+        "paraphraser": GENERATOR_SPEC,
+        "chunk_sentences": [Interval(Integral, 1, None)],
+        "instruction": [NONBLANK_STR],
+    }
 
     def __init__(self, paraphraser: Any = DEFAULT_CHAT_LM, seed: int = 0, chunk_sentences: int = 3,
                  instruction: str = DEFAULT_INSTRUCTION):
@@ -87,24 +92,6 @@ class Paraphrase(RewriteAttack):
         self.chunk_sentences = chunk_sentences
         self.instruction = instruction
         self._validate()
-
-    def _validate(self) -> None:
-        super()._validate()
-        if not _is_paraphraser_spec(self.paraphraser):
-            raise TypeError(f"Paraphrase: paraphraser must be a Generator, a model name, 'endpoint:<model>', "
-                            f"'dipper' or a dict with 'backend', got {type(self.paraphraser).__name__}")
-        if isinstance(self.paraphraser, str) and not self.paraphraser.strip():
-            raise ValueError("Paraphrase: paraphraser must not be empty; give a model name, 'endpoint:<model>' "
-                             "or 'dipper'")
-        c = self.chunk_sentences
-        if isinstance(c, bool) or not isinstance(c, int):
-            raise TypeError(f"Paraphrase: chunk_sentences must be an int >= 1, got {type(c).__name__}")
-        if c < 1:
-            raise ValueError(f"Paraphrase: chunk_sentences must be >= 1, got {c!r}")
-        if not isinstance(self.instruction, str):
-            raise TypeError(f"Paraphrase: instruction must be a str, got {type(self.instruction).__name__}")
-        if not self.instruction.strip():
-            raise ValueError("Paraphrase: instruction must not be empty")
 
     def generator(self) -> Generator:
         """The paraphraser as a :class:`Generator` (resolved once per parameter value)."""
@@ -167,24 +154,16 @@ class Recursion(RewriteAttack):
     """
 
     name = "recursion"
+    _parameter_constraints = {
+        "paraphraser": [InstanceOf(Paraphrase, name="a Paraphrase attack"), *GENERATOR_SPEC],
+        "depth": [Interval(Integral, 1, None)],
+    }
 
     def __init__(self, paraphraser: Any = "dipper", depth: int = 5, seed: int = 0):
         self.paraphraser = paraphraser
         self.depth = depth
         self.seed = seed
         self._validate()
-
-    def _validate(self) -> None:
-        super()._validate()
-        if not isinstance(self.paraphraser, Paraphrase) and not _is_paraphraser_spec(self.paraphraser):
-            raise TypeError(f"Recursion: paraphraser must be a Paraphrase attack or anything Paraphrase accepts "
-                            f"(a Generator, a model name, 'dipper', a dict), got {type(self.paraphraser).__name__}")
-        if isinstance(self.paraphraser, str) and not self.paraphraser.strip():
-            raise ValueError("Recursion: paraphraser must not be empty")
-        if isinstance(self.depth, bool) or not isinstance(self.depth, int):
-            raise TypeError(f"Recursion: depth must be an int >= 1, got {type(self.depth).__name__}")
-        if self.depth < 1:
-            raise ValueError(f"Recursion: depth must be >= 1, got {self.depth!r}")
 
     def paraphrase_attack(self) -> Paraphrase:
         """The one-pass attack each step runs."""

@@ -24,13 +24,16 @@ All chunks of all documents go to the generator in one ``generate`` call.
 from __future__ import annotations
 
 import re
+from numbers import Integral
 from typing import Any, Optional, Sequence, Union
 
+from humanize._validation import Interval, SequenceOf, describe_value
+from humanize.exceptions import InvalidParameterError
 from humanize.models import DEFAULT_CHAT_LM
 
 from .._text import sentence_spans
 from ..base import document_random
-from .rewrite import RewriteAttack, add_usage, resolve_paraphraser
+from .rewrite import GENERATOR_SPEC, RewriteAttack, add_usage, resolve_paraphraser
 
 __all__ = ["Prompt", "QPAPrompt", "GUIDANCE", "LOCAL_CHUNK_SENTENCES", "parse_answer"]
 
@@ -102,13 +105,16 @@ def parse_answer(answer: str, original: str = "") -> str:
     return text
 
 
-def _guidance_name(value: Any) -> str:
+def _guidance_name(value: Any, owner: str = "Prompt") -> str:
+    """A guidance name (``GUIDANCE``) from a name or a PromptAttack code, any case."""
     if not isinstance(value, str):
-        raise TypeError(f"Prompt: guidance entries must be str, got {type(value).__name__} {value!r}")
+        raise InvalidParameterError(f"{owner}: guidance must be a guidance name or code (a str), "
+                                    f"got {describe_value('guidance', value)}")
     name = _BY_CODE.get(value.upper(), value)
     if name not in GUIDANCE:
-        raise ValueError(f"Prompt: unknown guidance {value!r}; allowed: {', '.join(GUIDANCE)}, their codes "
-                         f"({', '.join(_BY_CODE)}), 'random' or a list of these")
+        raise InvalidParameterError(f"{owner}: guidance must be one of {', '.join(map(repr, GUIDANCE))}, their codes "
+                                    f"({', '.join(_BY_CODE)}), 'random' or a list of these, got "
+                                    f"{describe_value('guidance', value)}")
     return name
 
 
@@ -128,6 +134,12 @@ class Prompt(RewriteAttack):
 
     name = "prompt"
     version = "2"  # 2: llm defaults to DEFAULT_CHAT_LM (was SmolLM2-135M)
+    _parameter_constraints = {
+        "llm": GENERATOR_SPEC,
+        "guidance": ["str", SequenceOf("str", nonempty=True)],
+        "qpa": ["boolean"],
+        "chunk_sentences": [Interval(Integral, 1, None), None],
+    }
 
     def __init__(self, llm: Any = DEFAULT_CHAT_LM, guidance: Union[str, Sequence[str]] = "paraphrase",
                  qpa: bool = False, chunk_sentences: Optional[int] = None, seed: int = 0):
@@ -139,35 +151,16 @@ class Prompt(RewriteAttack):
         self._validate()
 
     # -- parameters -----------------------------------------------------------------
-    def _validate(self) -> None:
-        super()._validate()
-        who = type(self).__name__
-        if isinstance(self.llm, str) and not self.llm.strip():
-            raise ValueError(f"{who}: llm must not be empty; give a model name, 'endpoint:<model>' or a dict")
-        from humanize.generation import Generator
-
-        if not isinstance(self.llm, (str, dict, Generator)):
-            raise TypeError(f"{who}: llm must be a model name, a dict with 'backend' or a Generator, "
-                            f"got {type(self.llm).__name__}")
-        self._guidance_pool()
-        if not isinstance(self.qpa, bool):
-            raise TypeError(f"{who}: qpa must be True or False, got {type(self.qpa).__name__} {self.qpa!r}")
-        c = self.chunk_sentences
-        if c is not None and (isinstance(c, bool) or not isinstance(c, int)):
-            raise TypeError(f"{who}: chunk_sentences must be None or an int >= 1, got {type(c).__name__} {c!r}")
-        if c is not None and c < 1:
-            raise ValueError(f"{who}: chunk_sentences must be None or an int >= 1, got {c!r}")
+    def _check(self) -> None:
+        super()._check()
+        self._guidance_pool()  # each name or code must be known (a registry lookup)
 
     def _guidance_pool(self) -> tuple[str, ...]:
         """The guidance names a document's instruction is drawn from (one name: no draw)."""
-        g = self.guidance
+        g, who = self.guidance, type(self).__name__
         if isinstance(g, str):
-            return tuple(GUIDANCE) if g.lower() == "random" else (_guidance_name(g),)
-        if not isinstance(g, (list, tuple)):
-            raise TypeError(f"{type(self).__name__}: guidance must be a str or a list of str, got {type(g).__name__}")
-        if not g:
-            raise ValueError(f"{type(self).__name__}: guidance list must not be empty")
-        return tuple(_guidance_name(x) for x in g)
+            return tuple(GUIDANCE) if g.lower() == "random" else (_guidance_name(g, who),)
+        return tuple(_guidance_name(x, who) for x in g)
 
     def generator(self):
         """The resolved generator (built once per ``llm`` value; models load on the first generate)."""

@@ -13,10 +13,19 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from humanize._validation import InstanceOf
+from humanize.models.loading import NONBLANK_STR
+
 from ..base import AttackResult, BatchAttack, document_seed
 from .diff import word_edits
 
-__all__ = ["RewriteAttack", "resolve_paraphraser", "add_usage"]
+__all__ = ["RewriteAttack", "resolve_paraphraser", "add_usage", "GENERATOR_SPEC"]
+
+#: The parameter constraint of a generator spec (see :func:`humanize.generation.resolve_generator`): a model
+#: name, ``"endpoint:<model>"`` or ``"dipper"`` (not blank), a Generator, or a dict with ``"backend"``.
+#: Which name or dict resolves is checked when the generator is built, not here.
+GENERATOR_SPEC = [NONBLANK_STR, InstanceOf("humanize.generation.base:Generator", name="a Generator"),
+                  InstanceOf(dict, name="a dict with 'backend'")]
 
 #: Counts a rewrite reports in ``AttackResult.info``: generator calls and their prompt / completion tokens.
 USAGE_KEYS = ("llm_queries", "llm_tokens_in", "llm_tokens_out")

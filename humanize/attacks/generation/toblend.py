@@ -38,9 +38,13 @@ from __future__ import annotations
 
 import math
 import re
+from numbers import Integral, Real
 from typing import Optional
 
+from humanize._validation import Interval, Options, SequenceOf
+from humanize.generation.base import SAMPLING_CONSTRAINTS
 from humanize.models import DEFAULT_CHAT_LM
+from humanize.models.loading import NONBLANK_STR
 
 from .rewrite import RewriteAttack
 from ._toblend_state import Stream
@@ -84,6 +88,19 @@ class TOBLEND(RewriteAttack):
     name = "toblend"
     version = "2"  # 2: models default to DEFAULT_MODELS (was SMOLLM2_GEMMA)
     _model_params = ("models",)
+    _parameter_constraints = {
+        "models": [SequenceOf(NONBLANK_STR, nonempty=True,
+                              name="a non-empty list or tuple of model names (the paper blends four)")],
+        "prefix_words": [Interval(Integral, 1, None)],
+        "top_k": [Interval(Integral, 0, None)],  # 0: no top-k cut
+        "top_p": SAMPLING_CONSTRAINTS["top_p"],
+        "temperature": SAMPLING_CONSTRAINTS["temperature"],  # 0: greedy
+        "max_new_tokens": [*SAMPLING_CONSTRAINTS["max_new_tokens"], None],
+        "qpa": ["boolean"],
+        "min_similarity": [Interval(Real, -1, 1, closed="both")],
+        "encoder": [NONBLANK_STR],  # a sentence-encoder name
+        "incremental": ["boolean"],
+    }
 
     def __init__(self, models=DEFAULT_MODELS, prefix_words: int = 30, top_k: int = 50,
                  top_p: float = 1.0, temperature: float = 1.0, max_new_tokens: Optional[int] = None, seed: int = 0,
@@ -102,43 +119,6 @@ class TOBLEND(RewriteAttack):
         self.encoder = encoder
         self.incremental = incremental
         self._validate()
-
-    # -- parameters -------------------------------------------------------------------
-    def _validate(self) -> None:
-        super()._validate()
-        who = type(self).__name__
-        m = self.models
-        if isinstance(m, str) or not isinstance(m, (tuple, list)):
-            raise TypeError(f"{who}: models must be a tuple of model names, got {type(m).__name__} {m!r}")
-        if not m:
-            raise ValueError(f"{who}: models is empty; give at least one model name (the paper blends four)")
-        for x in m:
-            if not isinstance(x, str) or not x.strip():
-                raise TypeError(f"{who}: every entry of models must be a non-empty model name, got {x!r}")
-        for name, lo in (("prefix_words", 1), ("top_k", 0)):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int):
-                raise TypeError(f"{who}: {name} must be an int, got {type(v).__name__} {v!r}")
-            if v < lo:
-                raise ValueError(f"{who}: {name} must be >= {lo}, got {v}")
-        if self.max_new_tokens is not None and (isinstance(self.max_new_tokens, bool)
-                                                or not isinstance(self.max_new_tokens, int)):
-            raise TypeError(f"{who}: max_new_tokens must be an int or None, got {self.max_new_tokens!r}")
-        if self.max_new_tokens is not None and self.max_new_tokens < 1:
-            raise ValueError(f"{who}: max_new_tokens must be >= 1 (or None), got {self.max_new_tokens}")
-        for name, lo, hi, lo_open in (("top_p", 0.0, 1.0, True), ("temperature", 0.0, math.inf, False),
-                                      ("min_similarity", -1.0, 1.0, False)):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-                raise TypeError(f"{who}: {name} must be a finite number, got {v!r}")
-            if v > hi or v < lo or (lo_open and v == lo):
-                bound = "(0, 1]" if name == "top_p" else ">= 0 (0 = greedy)" if name == "temperature" else "[-1, 1]"
-                raise ValueError(f"{who}: {name} must be in {bound}, got {v!r}")
-        for name in ("qpa", "incremental"):
-            if not isinstance(getattr(self, name), bool):
-                raise TypeError(f"{who}: {name} must be True or False, got {getattr(self, name)!r}")
-        if not isinstance(self.encoder, str) or not self.encoder:
-            raise TypeError(f"{who}: encoder must be a sentence-encoder name, got {self.encoder!r}")
 
     def provenance(self) -> dict:
         """The base provenance with each blended model (and QPA's encoder) resolved to its identity.
@@ -311,6 +291,7 @@ class QPA_TOBLEND(TOBLEND):
     """TOBLEND with TH-Bench's Quality-Preserving Attack ranking (Appendix G, Algorithm 2): ``qpa`` is True."""
 
     name = "qpa_toblend"
+    _parameter_constraints = {"qpa": [Options(bool, {True})]}  # use TOBLEND for plain blending
 
     def __init__(self, models=DEFAULT_MODELS, prefix_words: int = 30, top_k: int = 50,
                  top_p: float = 1.0, temperature: float = 1.0, max_new_tokens: Optional[int] = None, seed: int = 0,
@@ -319,8 +300,3 @@ class QPA_TOBLEND(TOBLEND):
         super().__init__(models=models, prefix_words=prefix_words, top_k=top_k, top_p=top_p,
                          temperature=temperature, max_new_tokens=max_new_tokens, seed=seed, device=device, qpa=qpa,
                          min_similarity=min_similarity, encoder=encoder, incremental=incremental)
-
-    def _validate(self) -> None:
-        super()._validate()
-        if self.qpa is not True:
-            raise ValueError(f"QPA_TOBLEND: qpa must stay True (got {self.qpa!r}); use TOBLEND for plain blending")

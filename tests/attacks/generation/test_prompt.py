@@ -137,10 +137,12 @@ def test_quoted_originals_are_not_cut_to_a_quote():
 
 # -- parameters ---------------------------------------------------------------------
 @pytest.mark.parametrize("kwargs, err, match", [
-    ({"guidance": "shout"}, ValueError, "unknown guidance"),
-    ({"guidance": []}, ValueError, "must not be empty"),
-    ({"guidance": ["typos", 3]}, TypeError, "guidance entries"),
-    ({"guidance": 3}, TypeError, "guidance must be"),
+    ({"guidance": "shout"}, ValueError, r"^Prompt: guidance must be one of 'typos'.*got 'shout' \(str\)$"),
+    ({"guidance": []}, ValueError, r"^Prompt: guidance must be a str or a non-empty list .*got \[\] \(list\)$"),
+    ({"guidance": ["typos", 3]}, TypeError, r"guidance must be a str or a non-empty list or tuple of str, "
+                                            r"got \['typos', 3\] \(list\)"),
+    ({"guidance": ["typos", "shout"]}, ValueError, r"guidance must be one of .*got 'shout' \(str\)"),
+    ({"guidance": 3}, TypeError, r"guidance must be .*got 3 \(int\)"),
     ({"qpa": "yes"}, TypeError, "qpa"),
     ({"chunk_sentences": 0}, ValueError, "chunk_sentences"),
     ({"chunk_sentences": True}, TypeError, "chunk_sentences"),
