@@ -27,7 +27,8 @@ import pytest
 from humanize import attacks, detectors
 from humanize.attacks import Attack, AttackResult, Edit, apply_edits
 from humanize.attacks.base import BatchAttack
-from humanize.detectors import Detector, NotFittedError, check_labels, check_texts
+from humanize._validation import check_texts
+from humanize.detectors import Detector, NotFittedError, check_labels
 from humanize.testing import (ATTACK_CHECKS, ATTACK_STATIC_CHECKS, DETECTOR_CHECKS, DETECTOR_STATIC_CHECKS,
                               TRAIN_LABELS, TRAIN_TEXTS, ConformanceError, check_attack, check_detector)
 
@@ -349,7 +350,7 @@ class WordLength(Detector):
         self.shift = shift
 
     def fit(self, texts, labels):
-        texts = check_texts(self, texts, "fit")
+        texts = check_texts(texts, type(self).__name__, "fit")
         y = check_labels(labels, len(texts))
         self.centre_ = float(np.mean([self._length(t) for t, v in zip(texts, y) if v == 1]))
         return self
@@ -360,7 +361,7 @@ class WordLength(Detector):
         return sum(map(len, words)) / len(words) if words else 0.0
 
     def score(self, texts):
-        texts = check_texts(self, texts)
+        texts = check_texts(texts, type(self).__name__, "score")
         if not hasattr(self, "centre_"):
             raise NotFittedError("WordLength is not fitted yet: call fit(texts, labels) before score")
         return np.array([self._length(t) - self.centre_ + self.shift for t in texts], dtype=float)
@@ -383,7 +384,7 @@ class LowersItsTexts(WordLength):
 class ScoresBeforeFit(WordLength):
     def score(self, texts):
         if not hasattr(self, "centre_"):
-            return np.zeros(len(check_texts(self, texts)))
+            return np.zeros(len(check_texts(texts, type(self).__name__, "score")))
         return super().score(texts)
 
 
@@ -413,7 +414,7 @@ class FitsWithoutASeed(WordLength):
 
 class FailsOnBlank(WordLength):
     def score(self, texts):
-        return np.array([len(t.split()[0]) for t in check_texts(self, texts)], dtype=float)
+        return np.array([len(t.split()[0]) for t in check_texts(texts, type(self).__name__, "score")], dtype=float)
 
 
 class StoresTheFitInAParameter(WordLength):
@@ -438,7 +439,7 @@ BROKEN_DETECTORS = {
 
 class RefusesBlank(WordLength):
     def score(self, texts):
-        if any(not t.strip() for t in check_texts(self, texts)):
+        if any(not t.strip() for t in check_texts(texts, type(self).__name__, "score")):
             raise ValueError("RefusesBlank cannot score an empty or blank text")
         return super().score(texts)
 
