@@ -120,11 +120,6 @@ class Registry:
         """Every name: the package's own, run-time registrations and installed entry points, sorted."""
         return sorted(set(self.entries) | set(self.entry_points()))
 
-    def knows(self, name) -> bool:
-        """Whether ``name`` can be resolved without importing anything new: a key, an entry
-        point, or an import path (checked only for its form here)."""
-        return isinstance(name, str) and (name in self.entries or name in self.entry_points() or is_import_path(name))
-
     def origin(self, name: str) -> str:
         """Where ``name`` comes from: built in, registered at run time, an entry point of a
         distribution, a plug-in file or an import path."""

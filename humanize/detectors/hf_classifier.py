@@ -38,10 +38,6 @@ PRESETS: dict[str, dict] = {
     "radar": {"model": "TrustSafeAI/RADAR-Vicuna-7B", "machine_label": 0, "max_tokens": 512},
 }
 
-# Architectures whose position ids start after the padding index (RoBERTa family).
-_OFFSET_POSITIONS = ("roberta", "xlm-roberta", "camembert", "longformer", "data2vec-text")
-
-
 class HFClassifier(Detector):
     """Any ``AutoModelForSequenceClassification`` as a detector.
 
@@ -112,19 +108,10 @@ class HFClassifier(Detector):
                          f"its labels are {names} (or pass an output index 0..{n - 1})")
 
     def _effective_max_tokens(self, loaded) -> int:
-        limits = []
-        tok_max = getattr(loaded.tokenizer, "model_max_length", None)
-        if isinstance(tok_max, int) and 0 < tok_max < 1_000_000:
-            limits.append(tok_max)
-        config = loaded.model.config
-        positions = getattr(config, "max_position_embeddings", None)
-        if isinstance(positions, int) and positions > 0:
-            if getattr(config, "model_type", "") in _OFFSET_POSITIONS:
-                positions -= int(getattr(config, "pad_token_id", 1) or 0) + 1
-            limits.append(positions)
-        if self.max_tokens is not None:
-            limits.append(int(self.max_tokens))
-        return min(limits) if limits else 512
+        from humanize.models.classify import input_limit
+
+        limits = [x for x in (input_limit(loaded), self.max_tokens) if x is not None]
+        return min(int(x) for x in limits) if limits else 512
 
     # -- scoring ------------------------------------------------------------------------
     def score(self, texts: Sequence[str]) -> np.ndarray:

@@ -9,7 +9,27 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["softmax_in_batches"]
+__all__ = ["input_limit", "softmax_in_batches"]
+
+#: Architectures whose position table holds ``pad_token_id + 1`` offset slots (RoBERTa family).
+OFFSET_POSITIONS = ("roberta", "xlm-roberta", "camembert", "longformer", "data2vec-text")
+
+
+def input_limit(loaded) -> "int | None":
+    """The longest input (special tokens included) a loaded sequence classifier takes: the smaller of
+    its tokenizer's ``model_max_length`` and its position table (less the RoBERTa offset); None when
+    neither says."""
+    limits = []
+    tok_max = getattr(loaded.tokenizer, "model_max_length", None)
+    if isinstance(tok_max, int) and 0 < tok_max < 1_000_000:
+        limits.append(tok_max)
+    config = loaded.model.config
+    positions = getattr(config, "max_position_embeddings", None)
+    if isinstance(positions, int) and positions > 0:
+        if getattr(config, "model_type", "") in OFFSET_POSITIONS:
+            positions -= int(getattr(config, "pad_token_id", 1) or 0) + 1
+        limits.append(positions)
+    return min(limits) if limits else None
 
 
 def softmax_in_batches(model, tokenizer, encoded, batch_size: int, can_pad: bool = True) -> np.ndarray:

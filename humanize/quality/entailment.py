@@ -45,8 +45,6 @@ __all__ = ["DEFAULT_NLI_MODEL", "entailment", "entailment_with_notes", "get_nli_
 
 #: A three-way NLI cross-encoder (SNLI + MultiNLI), 184M parameters; ``microsoft/deberta-large-mnli`` works too.
 DEFAULT_NLI_MODEL = "cross-encoder/nli-deberta-v3-base"
-#: Models whose position table holds ``pad_token_id + 1`` offset slots (RoBERTa family).
-_OFFSET_POSITIONS = ("roberta", "xlm-roberta", "camembert", "longformer", "data2vec-text")
 _WORD = re.compile(r"\w+")
 
 
@@ -79,17 +77,9 @@ def nli_labels(loaded: LoadedModel) -> tuple[int, int]:
 
 def _max_tokens(loaded: LoadedModel) -> int:
     """The longest input (special tokens included) the model takes: tokenizer and position-table limits."""
-    limits = []
-    tok_max = getattr(loaded.tokenizer, "model_max_length", None)
-    if isinstance(tok_max, int) and 0 < tok_max < 1_000_000:
-        limits.append(tok_max)
-    config = loaded.model.config
-    positions = getattr(config, "max_position_embeddings", None)
-    if isinstance(positions, int) and positions > 0:
-        if getattr(config, "model_type", "") in _OFFSET_POSITIONS:
-            positions -= int(getattr(config, "pad_token_id", 1) or 0) + 1
-        limits.append(positions)
-    return min(limits) if limits else 512
+    from humanize.models.classify import input_limit
+
+    return input_limit(loaded) or 512
 
 
 # -- sentences and pairs -----------------------------------------------------------------------

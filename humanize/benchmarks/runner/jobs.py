@@ -98,16 +98,6 @@ def attack_job(label: str, attack, resources: dict, store_key: str | None = None
 
 
 # -- detectors -------------------------------------------------------------------------------------
-def make_detector(name: str, params: dict, device: str | None):
-    """The configured detector (nothing loaded yet); the run's device unless its params set one."""
-    from humanize import detectors
-
-    detector = detectors.get(name, **params)
-    if device is not None and "device" in detector.get_params() and "device" not in params:
-        detector.device = device
-    return detector
-
-
 def build_detector(detector, train_texts: list | None, train_labels: list | None):
     """The worker's detector: the configured object shipped by the driver, fit (a clone, so the
     driver's object stays unfitted) on the clean train texts when it is learnable."""

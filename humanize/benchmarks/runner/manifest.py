@@ -6,7 +6,7 @@ parameters, fingerprint, store key and model identities), the dataset and the sa
 the seeds, the package versions and the machine. ``report``, ``export``, ``ars``, ``card`` and
 the documents page read it instead of rebuilding components from the stored configuration:
 none of them needs a plug-in again to learn what a run did (only to compute something new, and
-then :func:`components_from_manifest` loads the plug-in files the run recorded).
+then :func:`with_recorded_plugins` loads the plug-in files the run recorded).
 """
 
 from __future__ import annotations
@@ -190,9 +190,7 @@ def ensure_dataset(config, manifest: dict | None):
     from ..data import knows_dataset
 
     if manifest is not None and not knows_dataset(config.dataset):
-        from humanize._plugins import reload_recorded
-
-        reload_recorded(manifest.get("plugins"))
+        return with_recorded_plugins(config, manifest)
     return config
 
 
@@ -204,18 +202,3 @@ def with_recorded_plugins(config, manifest: dict | None):
 
         reload_recorded(manifest["plugins"])
     return config
-
-
-def components_from_manifest(manifest: dict, kind: str = "detectors") -> list:
-    """Rebuild the run's detectors (or attacks) to compute something new with them: the plug-in
-    files the run recorded are loaded first (a changed file is warned about), then each entry's
-    configured name and parameters are built as the run built them."""
-    from humanize._plugins import reload_recorded
-
-    reload_recorded(manifest.get("plugins"))
-    if kind == "detectors":
-        from .config import DetectorSpec
-
-        return [DetectorSpec(e["config"]["name"], dict(e["config"].get("params") or {}), e["config"].get("label"))
-                for e in manifest.get("detectors", [])]
-    raise ValueError(f"components_from_manifest: kind must be 'detectors', got {kind!r}")
