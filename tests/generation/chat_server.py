@@ -10,6 +10,11 @@ flight before generating), ``max_tokens_limit`` (400 above it) and ``echo_prefix
 (start the reply with a final assistant turn's text, as some servers echo a prefill).
 The request's ``temperature`` and ``top_p`` apply where the back end has those parameters.
 ``log`` records every request that arrived; ``max_in_flight`` the most handled at once.
+
+``mode`` makes it answer the way a broken or hostile server does (see :data:`MODES`): a body
+sent a byte at a time (``drip``, ``drip_s`` seconds per byte), a huge answer or error body,
+HTML, bytes that are not UTF-8, no body, choices / content / usage of the wrong shape, a
+reasoning model that refuses ``max_tokens`` and ``temperature`` (``reasoning``).
 """
 from __future__ import annotations
 
@@ -21,7 +26,11 @@ from typing import Any, Callable, Optional, Sequence, Union
 
 from humanize.generation import Generation, Generator, Request
 
-__all__ = ["ChatServer", "EchoChat"]
+__all__ = ["ChatServer", "EchoChat", "MODES"]
+
+#: the ways ``ChatServer(mode=...)`` misbehaves
+MODES = ("drip", "huge", "huge_error", "html", "not_utf8", "empty", "not_json", "choices_dict", "choice_str",
+         "content_number", "content_parts", "usage_strings", "usage_negative", "reasoning")
 
 
 class EchoChat(Generator):
@@ -58,12 +67,15 @@ class ChatServer:
     def __init__(self, generator: Generator, *, model: str = "test-model", fail_first: Sequence[int] = (),
                  retry_after: Optional[str] = "1", api_key: Optional[str] = None,
                  delay: Union[float, Callable[[dict], float]] = 0.0, max_tokens_limit: Optional[int] = None,
-                 echo_prefix: bool = False):
+                 echo_prefix: bool = False, mode: Optional[str] = None, drip_s: float = 0.05):
+        assert mode is None or mode in MODES, mode
+        self.mode, self.drip_s = mode, drip_s
         self.generator, self.model = generator, model
         self.fail_first = list(fail_first)
         self.retry_after, self.api_key, self.delay = retry_after, api_key, delay
         self.max_tokens_limit, self.echo_prefix = max_tokens_limit, echo_prefix
         self.log: list[dict] = []
+        self.bytes_sent = 0
         self.in_flight = self.max_in_flight = 0
         self._lock = threading.Lock()
         self._gen_lock = threading.Lock()  # one generate() at a time: a local model is not thread-safe
@@ -106,15 +118,28 @@ class ChatServer:
                         server.in_flight -= 1
                 self._send(status, body, headers)
 
-            def _send(self, status: int, body: dict, headers: Optional[dict] = None) -> None:
-                data = json.dumps(body).encode()
+            def _send(self, status: int, body: Any, headers: Optional[dict] = None) -> None:
+                # bytes go out as they are (a broken server's body); a dict as JSON
+                data = body if isinstance(body, bytes) else json.dumps(body).encode()
+                headers = dict(headers or {})
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", headers.pop("Content-Type", "application/json"))
                 self.send_header("Content-Length", str(len(data)))
-                for k, v in (headers or {}).items():
+                for k, v in headers.items():
                     self.send_header(k, v)
                 self.end_headers()
-                self.wfile.write(data)
+                try:
+                    if server.mode == "drip" and status == 200:  # a byte at a time, each in time for a read timeout
+                        for i in range(len(data)):
+                            self.wfile.write(data[i:i + 1])
+                            self.wfile.flush()
+                            server.bytes_sent += 1
+                            time.sleep(server.drip_s)
+                    else:
+                        self.wfile.write(data)
+                        server.bytes_sent += len(data)
+                except OSError:  # the client hung up (a deadline or a size limit): nothing to do
+                    pass
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
@@ -150,7 +175,7 @@ class ChatServer:
         except (ValueError, AssertionError):
             return (*_error(400, "the body must be a JSON object", "invalid_request_error"), {})
         entry.update({k: body.get(k) for k in ("model", "messages", "seed", "temperature", "top_p",
-                                               "max_tokens", "n")})
+                                               "max_tokens", "max_completion_tokens", "n")})
         if self.api_key is not None and auth != f"Bearer {self.api_key}":
             given = auth.removeprefix("Bearer ")
             return (*_error(401, f"Incorrect API key provided: {given}", "invalid_request_error"), {})
@@ -158,6 +183,16 @@ class ChatServer:
             entry["status"] = fail
             extra = {"Retry-After": self.retry_after} if fail == 429 and self.retry_after is not None else {}
             return (*_error(fail, f"injected failure {fail}", "server_error"), extra)
+        if self.mode == "reasoning":  # OpenAI's o-series: max_completion_tokens, default temperature only
+            if "max_tokens" in body:
+                return (*_error(400, "Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+                                     "'max_completion_tokens' instead.", "invalid_request_error"), {})
+            if body.get("temperature") not in (None, 1):
+                return (*_error(400, "Unsupported value: 'temperature' does not support 0.7 with this model. Only "
+                                     "the default (1) value is supported.", "invalid_request_error"), {})
+            body = {**body, "max_tokens": body.get("max_completion_tokens")}
+        if self.mode == "huge_error":
+            return 500, {"error": {"message": "overloaded " + "x" * 5_000_000}}, {}
         if body.get("model") != self.model:
             return (*_error(404, f"The model `{body.get('model')}` does not exist.", "not_found_error"), {})
         try:
@@ -182,6 +217,9 @@ class ChatServer:
                 g.set_params(**before)
         text = (request.answer_start + gen.text) if self.echo_prefix else gen.text
         entry["status"] = 200
+        broken = self._broken(text, gen)
+        if broken is not None:
+            return broken
         return 200, {
             "id": f"chatcmpl-{len(self.log)}", "object": "chat.completion", "created": int(time.time()),
             "model": self.model,
@@ -190,6 +228,41 @@ class ChatServer:
             "usage": {"prompt_tokens": gen.tokens_in, "completion_tokens": gen.tokens_out,
                       "total_tokens": gen.tokens_in + gen.tokens_out},
         }, {}
+
+
+    def _broken(self, text: str, gen: Generation) -> Optional[tuple]:
+        """The answer of a broken server (``mode``), or None for a well-formed one."""
+        mode = self.mode
+        if mode is None or mode in ("drip", "reasoning"):
+            return None
+        if mode == "huge":
+            text = "word " * 4_000_000  # 20 MB, whatever was asked
+        raw = {"html": (b"<html><body><h1>502 Bad Gateway</h1></body></html>", "text/html"),
+               "not_utf8": (json.dumps({"choices": [{"message": {"content": "@@"}}]}).encode()
+                            .replace(b"@@", b"caf\xe9 \xff"), "application/json"),
+               "empty": (b"", "application/json"), "not_json": (b"OK, generated.", "text/plain")}
+        if mode in raw:
+            data, kind = raw[mode]
+            return 200, data, {"Content-Type": kind}
+        message: Any = {"role": "assistant", "content": text}
+        usage: Any = {"prompt_tokens": gen.tokens_in, "completion_tokens": gen.tokens_out}
+        if mode == "content_number":
+            message["content"] = 42
+        elif mode == "content_parts":
+            words = text.split(" ")
+            message["content"] = [{"type": "text", "text": " ".join(words[:1])},
+                                  {"type": "text", "text": (" " if len(words) > 1 else "") + " ".join(words[1:])}]
+        elif mode == "usage_strings":
+            usage = {"prompt_tokens": "12", "completion_tokens": "many"}
+        elif mode == "usage_negative":
+            usage = {"prompt_tokens": -5, "completion_tokens": -1}
+        choice: Any = {"index": 0, "message": message, "finish_reason": gen.finish_reason}
+        choices: Any = [choice]
+        if mode == "choices_dict":
+            choices = choice
+        elif mode == "choice_str":
+            choices = [text]
+        return 200, {"object": "chat.completion", "model": self.model, "choices": choices, "usage": usage}, {}
 
 
 def _to_request(body: dict) -> Request:
