@@ -16,8 +16,11 @@ to one number.
 Retries (with exponential backoff ``backoff * 2**k`` times a jitter in [0.5, 1.5) seeded by
 the batch's index) on HTTP 408, 429 and 5xx, timeouts and connection errors, waiting what
 the server's ``Retry-After`` (seconds or an HTTP date) or ``retry-after-ms`` asks instead;
-every wait is capped at ``max_wait``. Any other 4xx, a redirect (not followed: it could
-carry the key to another host) or a bad answer fails at once with an
+every wait is capped at ``max_wait``. ``timeout`` is a deadline for a whole request, and an
+answer may be at most ``1 MiB + 64 KiB per text`` of its batch (:data:`SCORE_BYTES_PER_TEXT`):
+a bigger one is refused unread, an error body is shown as a short excerpt. Any other 4xx,
+a redirect (not followed: it could carry the key to another host) or a bad answer fails at
+once with an
 :class:`~humanize.generation.endpoint.EndpointError` on one line naming the detector, the
 URL (without user info, query or fragment), the status and what was wrong.
 
@@ -39,8 +42,6 @@ import random
 import re
 import threading
 import time
-import urllib.error
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Optional, Sequence
 from urllib.parse import quote, urlsplit
@@ -52,7 +53,9 @@ from numbers import Integral, Real
 from humanize._canonical import canonical
 from humanize._validation import Interval, check_texts
 from humanize.models.loading import NONBLANK_STR
-from humanize.generation.endpoint import EndpointError, _check_url, _display_url, _retry_after
+from humanize.exceptions import register_secret, scrub_secrets
+from humanize.generation.endpoint import (MAX_ANSWER_BYTES_BASE, ConnectionFailed, EndpointError, ResponseTooLarge,
+                                          _check_url, _display_url, _retry_after, key_problem, post)
 
 from .base import Detector
 from .json_request import TEXT, TEXTS, check_body, describe_value, fill_body, parse_score_path, read_score_path
@@ -65,12 +68,9 @@ _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 #: header names that carry credentials: a key goes through api_key_env, never through ``headers``
 _SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "x-api-key", "api-key"})
 _LOCK = threading.Lock()
+#: an answer may be MAX_ANSWER_BYTES_BASE plus this many bytes per text of the batch
+SCORE_BYTES_PER_TEXT = 64 << 10
 _sleep = time.sleep  # one place to wait, so tests can count the waits instead of timing them
-
-
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, req, fp, code, msg, headers, newurl):  # noqa: D102 - an HTTPError instead
-        return None
 
 
 class EndpointDetector(Detector):
@@ -212,7 +212,7 @@ class EndpointDetector(Detector):
         size = self._batch_size()
         starts = list(range(0, len(texts), size))
         out = np.empty(len(texts), dtype=np.float64)
-        opener = urllib.request.build_opener(_NoRedirect)
+        opener = None  # the shared transport (humanize.generation.endpoint.post) follows no redirect
         with ThreadPoolExecutor(max_workers=min(int(self.max_concurrency), len(starts)),
                                 thread_name_prefix="endpoint-detector") as pool:
             futures = [pool.submit(self._request, opener, headers, key, i, start, texts[start:start + size])
@@ -234,6 +234,11 @@ class EndpointDetector(Detector):
         if not key:
             raise self._error(f"has no API key: set the {self.api_key_env} environment variable (api_key_env), "
                               f"or pass api_key_env=None for a service without one", None, 0, None)
+        register_secret(key)
+        problem = key_problem(key)
+        if problem:
+            raise self._error(f"cannot send its API key: the key in the {self.api_key_env} environment variable "
+                              f"{problem} (the key is not shown); set it again", None, 0, key)
         return key
 
     def _request(self, opener, headers: dict, key: Optional[str], index: int, start: int,
@@ -247,18 +252,22 @@ class EndpointDetector(Detector):
             wait = None
             self._count(attempts=1)
             try:
-                status, answer_headers, data = self._post(opener, payload, headers)
+                status, answer_headers, data = self._post(opener, payload, headers, len(chunk))
+            except ResponseTooLarge as exc:
+                raise self._error(f"answered with more than {exc.limit} bytes for a batch of {len(chunk)} text(s) "
+                                  f"(the limit: {MAX_ANSWER_BYTES_BASE} + {SCORE_BYTES_PER_TEXT} per text; the rest "
+                                  f"was not read, not retried)", exc.status, attempt + 1, key) from None
             except TimeoutError:
-                status, why = None, f"timed out after {self.timeout} s"
+                status, why = None, f"timed out after {self.timeout} s (a deadline for the whole request, not a wait per read)"
             except (OSError, http.client.HTTPException) as exc:
-                status, why = None, f"connection failed ({_cause(exc)})"
+                status, why = None, f"connection failed ({exc if isinstance(exc, ConnectionFailed) else _cause(exc)})"
             else:
                 if 200 <= status < 300:
                     values = self._read(data, len(chunk), start, status, key, attempt + 1)
                     self._count(requests=1)
                     return values
                 if 300 <= status < 400:
-                    where = _display_url(answer_headers.get("Location") or "") or "an unnamed address"
+                    where = _display_url(answer_headers.get("location") or "") or "an unnamed address"
                     raise self._error(f"answered HTTP {status}, a redirect to {where} (not followed: it could carry "
                                       f"the key elsewhere); give the final URL", status, attempt + 1, key)
                 if status not in _RETRY_STATUSES and status < 500:
@@ -274,18 +283,11 @@ class EndpointDetector(Detector):
             _sleep(min(wait, float(self.max_wait)))
         raise self._error(f"failed after {attempts} attempt(s), the last {why}", status, attempts, key)
 
-    def _post(self, opener, payload: bytes, headers: dict) -> tuple[int, Any, bytes]:
-        req = urllib.request.Request(self.url.strip(), data=payload, headers=headers, method="POST")
-        try:
-            with opener.open(req, timeout=float(self.timeout)) as resp:
-                return resp.status, resp.headers, resp.read()
-        except urllib.error.HTTPError as exc:
-            with exc:
-                return exc.code, exc.headers, exc.read()
-        except urllib.error.URLError as exc:
-            if isinstance(exc.reason, TimeoutError):
-                raise TimeoutError() from None
-            raise OSError(_cause(exc.reason)) from None
+    def _post(self, opener, payload: bytes, headers: dict, n: int) -> tuple[int, Any, bytes]:
+        """One POST through the shared transport (a deadline, a size limit, no redirect)."""
+        status, answer_headers, data, _ = post(self.url.strip(), payload, headers, timeout=float(self.timeout),
+                                               max_bytes=MAX_ANSWER_BYTES_BASE + SCORE_BYTES_PER_TEXT * n)
+        return status, answer_headers, data
 
     def _read(self, data: bytes, n: int, start: int, status: int, key: Optional[str], attempts: int) -> np.ndarray:
         """The batch's scores from the answer body, checked (count, numbers, finite)."""
@@ -321,7 +323,8 @@ class EndpointDetector(Detector):
 
     def _error(self, what: str, status: Optional[int], attempts: int, key: Optional[str]) -> EndpointError:
         shown = _display_url(self.url.strip())
-        msg = " ".join(_redact(f"{type(self).__name__} {self.name!r} (POST {shown}) {what}", key).split())
+        msg = " ".join(scrub_secrets(_redact(f"{type(self).__name__} {self.name!r} (POST {shown}) {what}", key),
+                                     key).split())
         return EndpointError(msg, base_url=shown, model=self.name, status=status, attempts=attempts)
 
 
@@ -350,6 +353,7 @@ def _redact(text: str, key: Optional[str]) -> str:
 
 def _snippet(data: bytes, key: Optional[str], raw: bool = False, limit: int = 300) -> str:
     """The server's message (``error.message``, ``detail``, ... of a JSON body, else the text), redacted, one line."""
+    data = data[:MAX_ERROR_CHARS] if isinstance(data, (bytes, bytearray)) else data  # an excerpt, not the body
     text = data.decode("utf-8", "replace") if isinstance(data, (bytes, bytearray)) else str(data)
     if not raw:
         try:
@@ -365,6 +369,9 @@ def _snippet(data: bytes, key: Optional[str], raw: bool = False, limit: int = 30
     text = " ".join(_redact(text, key).split())
     text = text[:limit] + "..." if len(text) > limit else text
     return repr(text) if text else "(empty body)"
+
+
+MAX_ERROR_CHARS = 64 << 10  # of a body shown in a message (then cut to ``limit`` characters)
 
 
 def _cause(exc: BaseException) -> str:

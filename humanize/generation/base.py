@@ -24,7 +24,8 @@ from typing import Any, NamedTuple, Optional, Sequence, Union
 from humanize._params import ParamsMixin
 from humanize._validation import Interval, validate_parameter_constraints
 
-__all__ = ["Request", "Generation", "Generator", "chat", "check_requests", "report_usage"]
+__all__ = ["Request", "Generation", "Generator", "chat", "check_requests", "report_usage", "GREEDY_BELOW",
+           "effective_temperature"]
 
 Messages = tuple  # ((role, content), ...)
 
@@ -101,6 +102,18 @@ SAMPLING_CONSTRAINTS = {
     "top_p": [Interval(Real, 0, 1, closed="right")],
     "max_new_tokens": [Interval(Integral, 1, None)],
 }
+#: Temperatures below this decode greedily (as temperature 0): ``logits / temperature`` overflows for
+#: tiny ones (1e-40: every logit is infinite, the softmax NaN, the answer empty), and below 0.01 sampling
+#: already picks the most probable token for all practical purposes.
+GREEDY_BELOW = 0.01
+
+
+def effective_temperature(temperature: float) -> float:
+    """The temperature a back end samples with: 0.0 (greedy) below :data:`GREEDY_BELOW`, else ``temperature``."""
+    t = float(temperature)
+    return 0.0 if t < GREEDY_BELOW else t
+
+
 _REQUEST_CONSTRAINTS = {"seed": ["seed"], "max_new_tokens": [Interval(Integral, 1, None), None]}
 
 

@@ -1,34 +1,50 @@
 """Chat generation on any OpenAI-compatible endpoint (OpenAI, vLLM, llama.cpp's server, ...).
 
 TH-Bench §2.2 rewrites text with chat LLMs; most of them are served behind the
-chat-completions protocol. :class:`EndpointChat` sends each request there through the
-``openai`` client, several at once (at most ``max_concurrency``), retries on rate limits,
-timeouts, connection errors and server errors with exponential backoff, and reports the
-prompt / completion tokens the server counted and the number of queries to the cost
-meters (:func:`humanize.generation.base.report_usage`).
+chat-completions protocol. :class:`EndpointChat` POSTs each request there (the standard
+library's HTTP client, :func:`post`, shared with the endpoint detector), several at once (at
+most ``max_concurrency``), retries on rate limits, timeouts, connection errors and server
+errors with exponential backoff, and reports the prompt / completion tokens the server
+counted and the number of queries to the cost meters
+(:func:`humanize.generation.base.report_usage`).
+
+Every request is bounded: ``timeout`` is a deadline for the whole request (connecting,
+sending, the answer's last byte), not a wait per read, and an answer may be at most
+:func:`answer_limit` bytes (derived from the request's ``max_tokens``); an error body is read
+up to :data:`MAX_ERROR_BYTES` and shown as a short excerpt.
 """
 from __future__ import annotations
 
+import base64
 import copy
 import email.utils
+import http.client
+import json
+import logging
 import os
+import socket
+import unicodedata
+import urllib.request
+import warnings
 import random
 import re
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Optional, Sequence
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from numbers import Integral, Real
 
-from humanize._validation import Interval
+from humanize._validation import Interval, Options
 from humanize.models.loading import NONBLANK_STR
 
-from .base import SAMPLING_CONSTRAINTS, Generation, Generator, Request, check_requests, report_usage
+from .base import (SAMPLING_CONSTRAINTS, Generation, Generator, Request, check_requests, effective_temperature,
+                   report_usage)
 from humanize.exceptions import EndpointError  # defined there; importable here as before
+from humanize.exceptions import InvalidParameterError, register_secret, scrub_secrets
 
-__all__ = ["EndpointChat", "EndpointError", "DEFAULT_BASE_URL"]
+__all__ = ["EndpointChat", "EndpointError", "DEFAULT_BASE_URL", "answer_limit", "key_problem", "post"]
 
 #: Where requests go when neither ``base_url`` nor ``OPENAI_BASE_URL`` is set.
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -40,6 +56,17 @@ _RETRY_STATUSES = frozenset({408, 409, 429})
 MAX_RETRY_AFTER = 120.0
 _SEED_MOD = 2 ** 31  # servers differ in seed width (llama.cpp: 32-bit); this range is accepted everywhere
 _LOCK = threading.Lock()
+_log = logging.getLogger(__name__)
+#: An answer may be this many bytes plus MAX_ANSWER_BYTES_PER_TOKEN per requested token (a token is a few
+#: bytes, at most a few dozen JSON-escaped; reasoning text counts among the completion tokens).
+MAX_ANSWER_BYTES_BASE = 1 << 20
+MAX_ANSWER_BYTES_PER_TOKEN = 512
+#: The most of an error body read (the rest is not read); a message shows an excerpt of EXCERPT_CHARS.
+MAX_ERROR_BYTES = 64 << 10
+EXCERPT_CHARS = 300
+#: Query parameters of a URL that hold credentials (their values are hidden like the API key)
+_SECRET_QUERY = re.compile(r"key|token|secret|sig|password|passwd|auth|credential|session", re.I)
+HIDDEN = "<hidden>"
 
 
 class _Secret:
@@ -52,6 +79,44 @@ class _Secret:
 
     def __repr__(self) -> str:
         return "<hidden>" if self.value else "None"
+
+
+def answer_limit(max_tokens: int) -> int:
+    """The most bytes an answer of at most ``max_tokens`` tokens may have (a bigger one is refused)."""
+    return MAX_ANSWER_BYTES_BASE + MAX_ANSWER_BYTES_PER_TOKEN * int(max_tokens)
+
+
+def key_problem(key: str) -> Optional[str]:
+    """What makes ``key`` impossible to send in an HTTP header, or None; never shows the key."""
+    for ch in key:
+        if ch in "\r\n":
+            return "contains a newline"
+        if ord(ch) < 0x20 or ord(ch) == 0x7F:
+            return f"contains a control character (U+{ord(ch):04X})"
+        if ord(ch) > 0x7E:
+            name = unicodedata.name(ch, "")
+            return (f"contains a non-ASCII character (U+{ord(ch):04X}{' ' + name if name else ''}), perhaps from a "
+                    f"copy-paste; a header carries printable ASCII only")
+    return None
+
+
+def split_credentials(url: str) -> tuple[str, bool]:
+    """``(url with its user info and secret query values replaced by <hidden>, whether anything was)``."""
+    parts = urlsplit(url)
+    netloc, hidden = parts.netloc, False
+    if "@" in netloc:
+        netloc, hidden = f"{HIDDEN}@{netloc.rsplit('@', 1)[1]}", True
+    query = parts.query
+    if query:
+        pairs = parse_qsl(query, keep_blank_values=True)
+        if any(_SECRET_QUERY.search(k) and v for k, v in pairs):
+            hidden = True
+            query = urlencode([(k, HIDDEN if _SECRET_QUERY.search(k) and v else v) for k, v in pairs], safe="<>")
+    if not hidden:
+        return url, False
+    for secret in (parts.password, parts.username, *(v for k, v in parse_qsl(parts.query) if _SECRET_QUERY.search(k))):
+        register_secret(secret)
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment)), True
 
 
 def _display_url(url: str) -> str:
@@ -79,13 +144,30 @@ class EndpointChat(Generator):
         (other 4xx fail at once with the server's message); each retry waits ``backoff * 2**k``
         seconds times a jitter in [0.5, 1.5) drawn from a generator seeded by the request's seed,
         or what the server's ``Retry-After`` / ``retry-after-ms`` asks (at most 120 s)
-    timeout : seconds per HTTP request
+    timeout : seconds one HTTP request may take in all (a deadline, not a wait per read)
+    token_field : the field the answer's token limit goes in: ``"max_tokens"`` (most servers),
+        ``"max_completion_tokens"`` (OpenAI's reasoning models, which also take no temperature
+        nor top_p: those are then left to the server), or ``"auto"``: ``max_tokens`` with the
+        sampling settings, and when the server refuses ``max_tokens`` (or a temperature / top_p)
+        with a 400 naming it, one retry with ``max_completion_tokens`` (or without them), kept for
+        later requests; ``stats["token_field"]`` and ``stats["sampling_sent"]`` say what was sent,
+        and a warning says when the server's default sampling is used
     api_key : the key itself. It is deliberately **not a parameter**: it is kept
         out of ``get_params``, ``repr``, the fingerprint and every error message, and is not
         pickled (a pickled or stored configuration re-reads ``api_key_env``); ``sklearn.clone``
         and ``copy.deepcopy`` keep it in memory. With no key anywhere, a server of your own
         (any ``base_url`` other than OpenAI's) gets the placeholder ``"EMPTY"``; OpenAI's
-        endpoint is an error asking to set the variable.
+        endpoint is an error asking to set the variable. A key must be printable ASCII (it goes in a
+        header): one with a newline or a non-ASCII character is refused before any request.
+
+    Credentials inside ``base_url`` (``user:password@`` and query values named like a key or token,
+    ``?api-key=...``) are held like the key: the parameter keeps ``<hidden>`` in their place (so they
+    are in no repr, parameter, fingerprint or pickle); a copy that lost them (unpickled, rebuilt
+    from ``get_params``) says so instead of sending ``<hidden>``. ``user:password@`` is sent as
+    HTTP basic authentication, when no API key is set.
+
+    Temperatures below :data:`~humanize.generation.base.GREEDY_BELOW` (0.01) are sent as 0 (greedy):
+    smaller ones underflow the server's sampling.
 
     Each request carries ``seed`` (the request's seed modulo 2**31: vLLM and OpenAI honour
     it, best effort), ``n=1`` and ``max_tokens``. A request's ``answer_start`` goes as a final
@@ -102,6 +184,7 @@ class EndpointChat(Generator):
     version = "1"
     #: parameters that change how requests travel, not what comes back: left out of the fingerprint
     _transport_params = ("api_key_env", "max_concurrency", "max_retries", "timeout", "backoff")
+    #: token_field shapes what is sent (with "max_completion_tokens", no sampling settings): in the fingerprint
     _parameter_constraints = {
         "model": [NONBLANK_STR],  # the server's model name
         "base_url": ["str", None],
@@ -110,12 +193,14 @@ class EndpointChat(Generator):
         "max_retries": [Interval(Integral, 0, None)],
         "timeout": [Interval(Real, 0, None, closed="neither")],  # seconds
         "backoff": [Interval(Real, 0, None)],
+        "token_field": [Options(str, {"auto", "max_tokens", "max_completion_tokens"})],
     }
 
     def __init__(self, model: str = "gpt-4o-mini", base_url: Optional[str] = None, *,
                  api_key_env: str = "OPENAI_API_KEY", temperature: float = 0.7, top_p: float = 0.95,
                  max_new_tokens: int = 256, max_concurrency: int = 8, max_retries: int = 5,
-                 timeout: float = 60.0, backoff: float = 0.5, api_key: Optional[str] = None):
+                 timeout: float = 60.0, backoff: float = 0.5, token_field: str = "auto",
+                 api_key: Optional[str] = None):
         self.model = model
         self.base_url = base_url
         self.api_key_env = api_key_env
@@ -126,12 +211,18 @@ class EndpointChat(Generator):
         self.max_retries = max_retries
         self.timeout = timeout
         self.backoff = backoff
+        self.token_field = token_field
         if api_key is not None and (not isinstance(api_key, str) or not api_key.strip()):
             what = "an empty str" if isinstance(api_key, str) else f"a {type(api_key).__name__}"
             raise TypeError(f"EndpointChat: api_key must be a non-empty str or None, got {what}")
-        self._api_key = _Secret(api_key)
-        self._client: Any = None
-        self._client_for: Optional[tuple] = None
+        if api_key is not None:
+            register_secret(api_key)
+            problem = key_problem(api_key.strip())
+            if problem:
+                raise InvalidParameterError(f"EndpointChat: the API key (api_key) {problem} (the key is not shown)")
+        self._api_key = _Secret(api_key.strip() if api_key else api_key)
+        self._url_secret = _Secret(None)
+        self._learned: dict = {}  # what the server refused: {"token_field": ..., "sampling": False}
         self.stats = {"requests": 0, "attempts": 0, "retries": 0, "missing_usage": 0}
         self._validate()
 
@@ -144,6 +235,10 @@ class EndpointChat(Generator):
         own = "EndpointChat"
         if self.base_url is not None:
             _check_url(self.base_url, "base_url")
+            shown, hidden = split_credentials(self.base_url)
+            if hidden and shown != self.base_url:  # the real URL is held like the key, the parameter redacted
+                self.__dict__["_url_secret"] = _Secret(self.base_url)
+                self.base_url = shown
         env = self.api_key_env
         if not isinstance(env, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", env):
             # the value is not shown: a key passed here by mistake must not reach a log
@@ -151,11 +246,31 @@ class EndpointChat(Generator):
                             f"{'a str' if isinstance(env, str) else 'a ' + type(env).__name__} that does not")
 
     def resolved_base_url(self) -> str:
-        """The API root requests go to: ``base_url``, else ``$OPENAI_BASE_URL``, else OpenAI's."""
+        """The API root requests go to: ``base_url``, else ``$OPENAI_BASE_URL``, else OpenAI's (credentials
+        inside it shown as ``<hidden>``)."""
         url = (self.base_url or "").strip() or os.environ.get("OPENAI_BASE_URL", "").strip() or DEFAULT_BASE_URL
         if self.base_url is None and url != DEFAULT_BASE_URL:
             _check_url(url, "the OPENAI_BASE_URL environment variable")
+            url = split_credentials(url)[0]
         return url.rstrip("/")
+
+    def _real_base_url(self) -> str:
+        """The API root with its credentials (never shown)."""
+        secret = getattr(self, "_url_secret", None)
+        if self.base_url is not None and secret is not None and secret.value \
+                and split_credentials(secret.value)[0] == self.base_url:
+            return secret.value.strip().rstrip("/")
+        if self.base_url is None:
+            url = os.environ.get("OPENAI_BASE_URL", "").strip()
+            if url:
+                return url.rstrip("/")
+        url = self.resolved_base_url()
+        if HIDDEN in url or "%3Chidden%3E" in url:
+            raise EndpointError(
+                f"EndpointChat (model {self.model!r}): base_url {url!r} had credentials, which are not kept in "
+                f"a pickle nor in get_params(); pass base_url again with them", base_url=_display_url(url),
+                model=self.model)
+        return url
 
     def provenance(self) -> dict:
         """Class, version and the parameters that shape outputs, plus the endpoint resolved (never the key)."""
@@ -169,7 +284,7 @@ class EndpointChat(Generator):
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
         state["_api_key"] = _Secret(None)
-        state["_client"] = state["_client_for"] = None
+        state["_url_secret"] = _Secret(None)
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -179,15 +294,28 @@ class EndpointChat(Generator):
         new = type(self).__new__(type(self))
         new.__setstate__(copy.deepcopy(self.__getstate__(), memo))
         new._api_key = self._api_key
+        new._url_secret = getattr(self, "_url_secret", _Secret(None))
         return new
 
     def __sklearn_clone__(self) -> "EndpointChat":
-        return type(self)(**self.get_params(deep=False), api_key=self._api_key.value)
+        params = self.get_params(deep=False)
+        secret = getattr(self, "_url_secret", None)
+        if secret is not None and secret.value and split_credentials(secret.value)[0] == self.base_url:
+            params["base_url"] = secret.value
+        return type(self)(**params, api_key=self._api_key.value)
 
-    # -- the client --------------------------------------------------------------------
+    # -- the key -----------------------------------------------------------------------
     def _key(self, url: str) -> str:
-        key = self._api_key.value or os.environ.get(self.api_key_env, "").strip()
+        if self._api_key.value:
+            return self._api_key.value
+        key = os.environ.get(self.api_key_env, "").strip()
         if key:
+            register_secret(key)
+            problem = key_problem(key)
+            if problem:
+                raise EndpointError(f"EndpointChat (model {self.model!r}): the API key in the {self.api_key_env} "
+                                    f"environment variable {problem} (the key is not shown); set it again",
+                                    base_url=_display_url(url), model=self.model)
             return key
         if url == DEFAULT_BASE_URL:
             raise EndpointError(
@@ -196,18 +324,37 @@ class EndpointChat(Generator):
                 base_url=url, model=self.model)
         return PLACEHOLDER_KEY
 
-    def _get_client(self) -> tuple[Any, str, str]:
-        import openai
+    def _target(self) -> tuple[str, str, dict, str]:
+        """``(request URL with credentials, shown API root, headers, the key)``; checks the key first."""
+        real = self._real_base_url()
+        shown = self.resolved_base_url()
+        key = self._key(shown)
+        parts = urlsplit(real)
+        headers = {"Content-Type": "application/json", "Accept": "application/json", "User-Agent": "humanize-bench"}
+        if parts.username is not None or parts.password is not None:
+            if key != PLACEHOLDER_KEY:
+                raise EndpointError(
+                    f"EndpointChat (model {self.model!r}): base_url holds user:password@ and an API key is set; "
+                    f"only one can go in the Authorization header: drop one of them",
+                    base_url=_display_url(shown), model=self.model)
+            from urllib.parse import unquote
 
-        url = self.resolved_base_url()
-        key = self._key(url)
-        wanted = (url, float(self.timeout), hash(key))
-        with _LOCK:
-            if self._client is None or self._client_for != wanted:
-                # the client's own retries are off: ours are seeded, counted and honour Retry-After
-                self._client = openai.OpenAI(base_url=url, api_key=key, max_retries=0, timeout=float(self.timeout))
-                self._client_for = wanted
-            return self._client, url, key
+            pair = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}"
+            if key_problem(pair):
+                raise EndpointError(f"EndpointChat (model {self.model!r}): the user:password@ in base_url "
+                                    f"{key_problem(pair)} (not shown)", base_url=_display_url(shown), model=self.model)
+            token = base64.b64encode(pair.encode()).decode()
+            register_secret(token)
+            headers["Authorization"] = f"Basic {token}"
+            key = token
+        else:
+            headers["Authorization"] = f"Bearer {key}"
+        host = parts.hostname or ""
+        netloc = f"[{host}]" if ":" in host else host
+        if parts.port:
+            netloc += f":{parts.port}"
+        url = urlunsplit((parts.scheme, netloc, parts.path.rstrip("/") + "/chat/completions", parts.query, ""))
+        return url, shown, headers, key
 
     # -- generation --------------------------------------------------------------------
     def generate(self, requests: Sequence[Request]) -> list[Generation]:
@@ -215,12 +362,13 @@ class EndpointChat(Generator):
         reqs = check_requests("EndpointChat", requests)
         if not reqs:
             return []
-        client, url, key = self._get_client()
+        reqs = _repaired(reqs)
+        target, url, headers, key = self._target()
         results: list = [None] * len(reqs)
         error: Optional[BaseException] = None
         with ThreadPoolExecutor(max_workers=min(self.max_concurrency, len(reqs)),
                                 thread_name_prefix="endpoint") as pool:
-            futures = [pool.submit(self._one, client, url, key, r) for r in reqs]
+            futures = [pool.submit(self._one, target, url, headers, key, r) for r in reqs]
             for i, fut in enumerate(futures):
                 try:
                     results[i] = fut.result()
@@ -251,39 +399,92 @@ class EndpointChat(Generator):
             raise error
         return gens
 
-    def _one(self, client: Any, url: str, key: str, req: Request) -> tuple[Generation, int]:
-        """One request with its retries: ``(generation, retries used)`` or an :class:`EndpointError`."""
-        import openai
-
+    def _body(self, req: Request) -> tuple[dict, int]:
+        """The request body (as this server takes it: the learned token field / sampling) and its token limit."""
         messages = [{"role": role, "content": content} for role, content in req.messages]
         if req.answer_start:
             messages.append({"role": "assistant", "content": req.answer_start})
-        jitter = random.Random(req.seed)
-        attempts = self.max_retries + 1
-        for attempt in range(attempts):
-            wait = None
-            try:
-                resp = client.chat.completions.create(
-                    model=self.model, messages=messages, temperature=float(self.temperature),
-                    top_p=float(self.top_p), max_tokens=int(req.max_new_tokens or self.max_new_tokens),
-                    seed=req.seed % _SEED_MOD, n=1)
-            except openai.APIStatusError as exc:
-                status = exc.status_code
-                if status not in _RETRY_STATUSES and status < 500:
-                    raise self._error(f"was refused with HTTP {status} (not retried): {_server_message(exc)}",
-                                      url, key, status, attempt + 1) from None
-                why = f"HTTP {status}: {_server_message(exc)}"
-                wait = _retry_after(exc.response.headers)
-            except openai.APITimeoutError:
-                status, why = None, f"timed out after {self.timeout} s"
-            except openai.APIConnectionError as exc:
-                status, why = None, f"unreachable ({_cause(exc)})"
+        limit = int(req.max_new_tokens or self.max_new_tokens)
+        field = self.token_field if self.token_field != "auto" else self._learned.get("token_field", "max_tokens")
+        body: dict = {"model": self.model, "messages": messages, field: limit, "seed": req.seed % _SEED_MOD, "n": 1}
+        if field == "max_tokens" and self._learned.get("sampling", True):
+            body["temperature"] = effective_temperature(self.temperature)
+            body["top_p"] = float(self.top_p)
+        with _LOCK:
+            self.stats["token_field"] = field
+            self.stats["sampling_sent"] = "temperature" in body
+        return body, limit
+
+    def _learn(self, status: int, message: str) -> bool:
+        """Whether a 400 refused a field "auto" can change (then it is changed, for this and later requests)."""
+        if self.token_field != "auto" or status != 400:
+            return False
+        low = message.lower()
+        refused = "max_completion_tokens" in low or re.search(r"unsupported|not supported|does not support", low)
+        if not refused:
+            return False
+        with _LOCK:
+            if "max_tokens" in low and self._learned.get("token_field") != "max_completion_tokens":
+                self._learned["token_field"] = "max_completion_tokens"
+                what = "max_completion_tokens instead of max_tokens, and no temperature / top_p"
+            elif ("temperature" in low or "top_p" in low) and self._learned.get("sampling", True):
+                self._learned["sampling"] = False
+                what = "no temperature / top_p"
             else:
-                return self._generation(resp, req, url, key, attempt + 1), attempt
-            if attempt + 1 == attempts:
+                return False
+        warnings.warn(f"EndpointChat: model {self.model!r} refused a request field ({message[:120]}); sending {what} "
+                      f"from now on: the server's default sampling applies (stats['token_field'], "
+                      f"stats['sampling_sent'])", UserWarning, stacklevel=3)
+        return True
+
+    def _one(self, target: str, url: str, headers: dict, key: str, req: Request) -> tuple[Generation, int]:
+        """One request with its retries: ``(generation, retries used)`` or an :class:`EndpointError`."""
+        jitter = random.Random(req.seed)
+        attempts, attempt, relearned = self.max_retries + 1, 0, 0
+        status, why = None, ""
+        while attempt < attempts:
+            wait = None
+            body, limit = self._body(req)
+            payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
+            try:
+                status, answer_headers, data, cut = post(target, payload, headers, timeout=float(self.timeout),
+                                                         max_bytes=answer_limit(limit))
+            except ResponseTooLarge as exc:
+                raise self._error(f"answered with more than {exc.limit} bytes for a {limit}-token request (the "
+                                  f"limit: {MAX_ANSWER_BYTES_BASE} + {MAX_ANSWER_BYTES_PER_TOKEN} per token; the rest "
+                                  f"was not read, not retried)", url, key, exc.status, attempt + 1) from None
+            except TimeoutError:
+                status, why = None, f"timed out after {self.timeout} s (a deadline for the whole request, not a wait per read)"
+            except ConnectionFailed as exc:
+                status, why = None, f"unreachable ({exc})"
+            else:
+                if 200 <= status < 300:
+                    try:
+                        return self._generation(data, req), attempt
+                    except BadAnswer as exc:
+                        if not exc.retry:
+                            raise self._error(f"answered HTTP {status} {exc} (not retried)", url, key, status,
+                                              attempt + 1) from None
+                        why = f"HTTP {status} {exc}"
+                else:
+                    message = excerpt(data, cut)
+                    if self._learn(status, message) and relearned < 2:
+                        relearned += 1
+                        continue  # the same request, as the server takes it: not a retry of a failure
+                    if 300 <= status < 400:
+                        raise self._error(f"answered HTTP {status}, a redirect to "
+                                          f"{_display_url(answer_headers.get('location') or '') or 'an unnamed address'}"
+                                          f" (not followed); give the final URL", url, key, status, attempt + 1)
+                    if status not in _RETRY_STATUSES and status < 500:
+                        raise self._error(f"was refused with HTTP {status} (not retried): {message}",
+                                          url, key, status, attempt + 1) from None
+                    why = f"HTTP {status}: {message}"
+                    wait = _retry_after(answer_headers)
+            attempt += 1
+            if attempt == attempts:
                 break
             if wait is None:
-                wait = self.backoff * 2 ** attempt * (0.5 + jitter.random())
+                wait = self.backoff * 2 ** (attempt - 1) * (0.5 + jitter.random())
             time.sleep(min(wait, MAX_RETRY_AFTER))
         if status is None and why.startswith("unreachable"):
             raise self._error(
@@ -293,31 +494,239 @@ class EndpointChat(Generator):
                 prefix=False) from None
         raise self._error(f"failed after {attempts} attempt(s), the last {why}", url, key, status, attempts) from None
 
-    def _generation(self, resp: Any, req: Request, url: str, key: str, attempts: int) -> Generation:
-        choices = getattr(resp, "choices", None) or []
-        if not choices:
-            raise self._error("answered without any choice", url, key, 200, attempts)
+    def _generation(self, data: bytes, req: Request) -> Generation:
+        """The generation in a 2xx answer's body, checked; :class:`BadAnswer` saying what is wrong."""
+        doc = parse_json_body(data)
+        if not isinstance(doc, dict):
+            raise BadAnswer(f"with {describe(doc)} as its body, not a JSON object")
+        if "choices" not in doc and "error" in doc:
+            raise BadAnswer(f"with an error: {excerpt(json.dumps(doc['error']).encode(), False)}")
+        choices = doc.get("choices")
+        if not isinstance(choices, list) or not choices:
+            raise BadAnswer(f"with 'choices' = {describe(choices)}, not a non-empty list")
         choice = choices[0]
-        text = getattr(choice.message, "content", None) or ""
+        if not isinstance(choice, dict):
+            raise BadAnswer(f"with choices[0] = {describe(choice)}, not an object")
+        message = choice.get("message")
+        if not isinstance(message, dict):
+            raise BadAnswer(f"with choices[0].message = {describe(message)}, not an object")
+        text = _content(message.get("content"))
         if req.answer_start and text.startswith(req.answer_start):
             text = text[len(req.answer_start):]
-        usage = getattr(resp, "usage", None)
+        finish = choice.get("finish_reason")
+        if finish is not None and not isinstance(finish, str):
+            raise BadAnswer(f"with choices[0].finish_reason = {describe(finish)}, not a str")
+        usage = doc.get("usage")
         if usage is None:
             with _LOCK:
                 self.stats["missing_usage"] += 1
-        tokens_in = int(getattr(usage, "prompt_tokens", 0) or 0)
-        tokens_out = int(getattr(usage, "completion_tokens", 0) or 0)
-        return Generation(text, tokens_in, tokens_out, choice.finish_reason or "stop")
+            usage = {}
+        if not isinstance(usage, dict):
+            raise BadAnswer(f"with 'usage' = {describe(usage)}, not an object")
+        counts = []
+        for field in ("prompt_tokens", "completion_tokens"):
+            n = usage.get(field, 0)
+            n = 0 if n is None else n
+            if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+                raise BadAnswer(f"with usage.{field} = {describe(n)}, not a count of tokens (an int >= 0)")
+            counts.append(n)
+        return Generation(text, counts[0], counts[1], finish or "stop")
 
     def _error(self, what: str, url: str, key: str, status: Optional[int], attempts: int,
                prefix: bool = True) -> EndpointError:
         shown = _display_url(url)
         msg = (f"EndpointChat: model {self.model!r} at {shown} {what}" if prefix
                else f"EndpointChat (model {self.model!r}): {what}")
-        if key and key != PLACEHOLDER_KEY:
-            msg = msg.replace(key, "<hidden>")
+        msg = scrub_secrets(msg, key if key != PLACEHOLDER_KEY else None, self._api_key.value)
         return EndpointError(msg, base_url=shown, model=self.model, status=status, attempts=attempts)
 
+
+def _repaired(reqs: list) -> list:
+    """``reqs`` with lone surrogates in their text replaced by U+FFFD (with the warning), as the scoring path does."""
+    from humanize.models.text import model_input
+
+    flat = [c for r in reqs for _, c in r.messages] + [r.answer_start for r in reqs]
+    clean, n = model_input(flat, where="EndpointChat request")
+    if not n:
+        return reqs
+    out, pos = [], 0
+    for i, r in enumerate(reqs):
+        turns = tuple((role, clean[pos + j]) for j, (role, _) in enumerate(r.messages))
+        pos += len(r.messages)
+        out.append(r._replace(messages=turns))
+    return [r._replace(answer_start=clean[pos + i]) for i, r in enumerate(out)]
+
+
+def _content(content: Any) -> str:
+    """A message's ``content``: a str, null (""), or a list of text parts (joined, as OpenAI's format allows)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = []
+        for i, part in enumerate(content):
+            if isinstance(part, str):
+                texts.append(part)
+            elif isinstance(part, dict) and part.get("type", "text") == "text" and isinstance(part.get("text"), str):
+                texts.append(part["text"])
+            else:
+                raise BadAnswer(f"with content part {i} = {describe(part)}, not a text part")
+        return "".join(texts)
+    raise BadAnswer(f"with choices[0].message.content = {describe(content)}, not a str or a list of text parts")
+
+
+# -- the HTTP transport (shared with the endpoint detector) ----------------------------------------
+class BadAnswer(ValueError):
+    """A 2xx answer whose body is not what the protocol says; ``retry`` where another try may help."""
+
+    def __init__(self, what: str, retry: bool = False):
+        super().__init__(what)
+        self.retry = retry
+
+
+class ResponseTooLarge(OSError):
+    """An answer bigger than the limit (only the limit was read)."""
+
+    def __init__(self, status: int, limit: int):
+        super().__init__(f"more than {limit} bytes")
+        self.status, self.limit = status, limit
+
+
+class ConnectionFailed(OSError):
+    """No HTTP answer: the connection could not be made or broke (the message names why, never a header)."""
+
+
+def _connection(parts, timeout: float) -> tuple[Any, bool]:
+    """An HTTP(S) connection to ``parts``' host, through the environment's proxy where one is set;
+    ``(connection, whether the request line needs the absolute URL)``."""
+    host, port = parts.hostname or "", parts.port
+    https = parts.scheme == "https"
+    proxy = None if urllib.request.proxy_bypass(host) else urllib.request.getproxies().get(parts.scheme)
+    if proxy:
+        p = urlsplit(proxy if "://" in proxy else "http://" + proxy)
+        if https:
+            conn = http.client.HTTPSConnection(p.hostname, p.port or (443 if p.scheme == "https" else 80),
+                                               timeout=timeout)
+            conn.set_tunnel(host, port or 443)
+            return conn, False
+        return http.client.HTTPConnection(p.hostname, p.port or 80, timeout=timeout), True
+    cls = http.client.HTTPSConnection if https else http.client.HTTPConnection
+    return cls(host, port, timeout=timeout), False
+
+
+def _hang_up(conn: Any) -> None:
+    sock = getattr(conn, "sock", None)
+    if sock is not None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+def post(url: str, payload: bytes, headers: dict, *, timeout: float,
+         max_bytes: int) -> tuple[int, dict, bytes, bool]:
+    """POST ``payload``; ``(status, headers with lower-case names, body, whether the body was cut)``.
+
+    ``timeout`` is a deadline for the whole exchange (a watchdog hangs up when it passes, so a
+    server sending a byte at a time cannot stretch it). A 2xx body over ``max_bytes`` raises
+    :class:`ResponseTooLarge` (the rest is not read); another body is read up to
+    :data:`MAX_ERROR_BYTES` and cut there. Redirects are not followed. Raises ``TimeoutError``
+    or :class:`ConnectionFailed`.
+    """
+    parts = urlsplit(url)
+    deadline = time.monotonic() + timeout
+    conn, absolute = _connection(parts, timeout)
+    watchdog = threading.Timer(timeout, _hang_up, (conn,))
+    watchdog.daemon = True
+    watchdog.start()
+    _log.debug("POST %s (%d bytes)", _display_url(url), len(payload))
+    try:
+        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        conn.request("POST", url if absolute else path, body=payload, headers=headers)
+        resp = conn.getresponse()
+        status = resp.status
+        answer_headers = {k.lower(): v for k, v in resp.getheaders()}
+        ok = 200 <= status < 300
+        limit = max_bytes if ok else MAX_ERROR_BYTES
+        declared = answer_headers.get("content-length", "")
+        if ok and declared.isdigit() and int(declared) > limit:
+            raise ResponseTooLarge(status, limit)
+        chunks, n, cut = [], 0, False
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError()
+            if conn.sock is not None:
+                conn.sock.settimeout(left)
+            chunk = resp.read1(min(65536, limit + 1 - n))
+            if not chunk:
+                break
+            n += len(chunk)
+            if n > limit:
+                if ok:
+                    raise ResponseTooLarge(status, limit)
+                chunks.append(chunk[:len(chunk) - (n - limit)])
+                cut = True
+                break
+            chunks.append(chunk)
+        if time.monotonic() >= deadline:
+            raise TimeoutError()
+        return status, answer_headers, b"".join(chunks), cut
+    except (ResponseTooLarge, TimeoutError):
+        raise
+    except (OSError, http.client.HTTPException, ValueError) as exc:
+        if time.monotonic() >= deadline - 1e-3:
+            raise TimeoutError() from None
+        raise ConnectionFailed(f"{type(exc).__name__}: {' '.join(str(exc).split())}"[:200]) from None
+    finally:
+        watchdog.cancel()
+        conn.close()
+
+
+def parse_json_body(data: bytes) -> Any:
+    """The JSON document in a 2xx body; :class:`BadAnswer` naming what it is instead (empty: retried)."""
+    if not data.strip():
+        raise BadAnswer("with an empty body", retry=True)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise BadAnswer(f"with a body that is not UTF-8 (byte 0x{data[err.start]:02x} at position {err.start}): "
+                        f"{excerpt(data, False, raw=True)}") from None
+    try:
+        return json.loads(text)
+    except ValueError:
+        what = "an HTML page" if text.lstrip()[:1] == "<" else "a body"
+        raise BadAnswer(f"with {what} that is not JSON: {excerpt(data, False, raw=True)}") from None
+
+
+def excerpt(data: bytes, cut: bool, raw: bool = False, limit: int = EXCERPT_CHARS) -> str:
+    """A body's message on one line, at most ``limit`` characters: a JSON error's ``message``
+    (``error.message``, ``detail``, ...), else the text; says when it was cut."""
+    text = data.decode("utf-8", "replace") if isinstance(data, (bytes, bytearray)) else str(data)
+    if not raw and not cut:
+        try:
+            doc = json.loads(text)
+        except ValueError:
+            pass
+        else:
+            for field in ("error", "detail", "message"):
+                if isinstance(doc, dict) and field in doc:
+                    doc = doc[field]
+            doc = doc.get("message", doc) if isinstance(doc, dict) else doc
+            text = doc if isinstance(doc, str) else json.dumps(doc)
+    text = scrub_secrets(" ".join(text.split()))
+    shown = text[:limit] + f"... ({len(data)}{'+' if cut else ''} bytes, cut)" \
+        if len(text) > limit or cut else text
+    return repr(shown) if shown else "(empty body)"
+
+
+def describe(v: Any) -> str:
+    """A short description of a JSON value for a message."""
+    if v is None:
+        return "null"
+    shown = repr(v)
+    return f"a {type(v).__name__} ({shown[:40] + '...' if len(shown) > 40 else shown})"
 
 def _check_url(url: str, where: str, owner: str = "EndpointChat",
                example: str = "http://localhost:8000/v1") -> None:
@@ -328,22 +737,6 @@ def _check_url(url: str, where: str, owner: str = "EndpointChat",
         shown = (repr(_display_url(url)) if parts.hostname else repr(url[:80]) if any(c in url for c in ":/.")
                  else "a str that is not a URL (not shown, in case it is a key)")
         raise ValueError(f"{owner}: {where} must be an http(s) URL such as {example}, got {shown}")
-
-
-def _server_message(exc: Any) -> str:
-    """The server's own error message (OpenAI's ``{"error": {"message": ...}}``), else the client's."""
-    body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        msg = inner.get("message") if isinstance(inner, dict) else inner
-        if isinstance(msg, str) and msg:
-            return msg
-    return str(getattr(exc, "message", "") or exc)[:500]
-
-
-def _cause(exc: BaseException) -> str:
-    cause = exc.__cause__ or exc.__context__
-    return f"{type(cause).__name__}: {cause}"[:200] if cause is not None else str(exc)
 
 
 def _retry_after(headers: Any) -> Optional[float]:

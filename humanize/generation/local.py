@@ -22,7 +22,8 @@ from numbers import Integral
 from humanize._validation import Interval
 from humanize.models.loading import MODEL
 
-from .base import SAMPLING_CONSTRAINTS, Generation, Generator, Request, check_requests, report_usage
+from .base import (SAMPLING_CONSTRAINTS, Generation, Generator, Request, check_requests, effective_temperature,
+                   report_usage)
 
 __all__ = ["LocalChat"]
 
@@ -42,7 +43,8 @@ class LocalChat(Generator):
 
     ``model``: a model name (packaged alias such as ``"smollm2-135m-instruct"``,
     directory or hub id; loaded on the first ``generate``) or a loaded causal LM
-    (:class:`~humanize.models.LoadedModel`). ``temperature`` (0 = greedy) and
+    (:class:`~humanize.models.LoadedModel`). ``temperature`` (0 = greedy; below
+    :data:`~humanize.generation.base.GREEDY_BELOW`, 0.01, greedy too, where sampling would underflow) and
     ``top_p`` shape sampling; ``max_new_tokens`` bounds each answer unless the
     request sets its own; ``batch_size`` requests decode together; ``device`` and
     ``dtype`` apply when ``model`` is a name.
@@ -148,7 +150,8 @@ class LocalChat(Generator):
                                  f"max_new_tokens={new}); split the text into shorter chunks")
         order = sorted(range(len(reqs)), key=lambda i: (len(ids[i]), i))
         out: list[Optional[Generation]] = [None] * len(reqs)
-        decoder = _Decoder(lm, self._stop_ids(lm), float(self.temperature), float(self.top_p))
+        # below GREEDY_BELOW the division by the temperature overflows: greedy, as temperature 0
+        decoder = _Decoder(lm, self._stop_ids(lm), effective_temperature(self.temperature), float(self.top_p))
         size = int(self.batch_size)
         for b in range(0, len(order), size):
             batch = order[b: b + size]

@@ -418,3 +418,44 @@ def test_registry_params_and_fingerprint():
     with_query = EndpointDetector(url + "?model=v2&key=abc123")
     assert "abc123" not in json.dumps(with_query.provenance())
     assert with_query.fingerprint() != EndpointDetector(url + "?model=v3&key=abc123").fingerprint()
+
+
+def test_a_key_no_header_can_carry_is_refused_before_any_request_and_never_shown(monkeypatch):
+    bad = "sk-detector-SECRET\n-1234"
+    monkeypatch.setenv("DETECTOR_KEY", bad)
+    with ScoreServer() as server:
+        with pytest.raises(EndpointError, match="contains a newline") as info:
+            _det(server, api_key_env="DETECTOR_KEY").score(TEXTS[:1])
+        assert server.log == []
+    assert not any(p in str(info.value) for p in (bad, "sk-detector-SECRET", repr(bad)[1:-1]))
+
+
+def test_a_huge_answer_is_refused_unread():
+    from humanize.generation.endpoint import post
+
+    big = b"[" + b"0.5," * 1_000_000 + b"0.5]"
+
+    class Huge(BaseHTTPRequestHandler):
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(big)))
+            self.end_headers()
+            try:
+                self.wfile.write(big)
+            except OSError:
+                pass
+
+        def log_message(self, *a):
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Huge)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{httpd.server_address[1]}/score"
+        with pytest.raises(EndpointError, match=r"more than \d+ bytes for a batch of 1 text"):
+            EndpointDetector(url, max_retries=2, backoff=0).score(TEXTS[:1])
+        assert post(url, b"{}", {}, timeout=5, max_bytes=len(big))[2] == big
+    finally:
+        httpd.shutdown()
+        httpd.server_close()

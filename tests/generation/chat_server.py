@@ -167,7 +167,7 @@ class ChatServer:
         with self._lock:
             self.log.append(entry)
             fail = self.fail_first.pop(0) if self.fail_first else None
-        if path.rstrip("/") != "/v1/chat/completions":
+        if path.split("?")[0].rstrip("/") != "/v1/chat/completions":
             return (*_error(404, f"no route {path}", "not_found"), {})
         try:
             body = json.loads(raw or b"null")

@@ -18,6 +18,10 @@ from .chat_server import ChatServer, EchoChat
 KEY = "sk-test-SECRET-4f9a27"
 
 
+def _counts(gen):
+    return {k: gen.stats[k] for k in ("requests", "attempts", "retries", "missing_usage")}
+
+
 def _endpoint(server, **kw):
     kw.setdefault("backoff", 0.01)
     return EndpointChat(model="test-model", base_url=server.url, **kw)
@@ -82,7 +86,7 @@ def test_retries_through_429_and_500_honouring_retry_after():
     assert [e["status"] for e in log] == [429, 500, 200]  # three attempts of the same request
     assert all(e["messages"] == log[0]["messages"] and e["seed"] == 5 for e in log)
     assert elapsed >= 1.0  # the 429's Retry-After: 1 was waited out (backoff alone is 0.01 s)
-    assert gen.stats == {"requests": 1, "attempts": 3, "retries": 2, "missing_usage": 0}
+    assert _counts(gen) == {"requests": 1, "attempts": 3, "retries": 2, "missing_usage": 0}
 
 
 def test_gives_up_after_max_retries_with_a_clear_error():
@@ -91,7 +95,7 @@ def test_gives_up_after_max_retries_with_a_clear_error():
         with pytest.raises(EndpointError) as info:
             gen.generate([Request(chat("hi"), seed=1)])
         assert len(server.log) == 3 and len(server.fail_first) == 2
-        assert gen.stats == {"requests": 0, "attempts": 3, "retries": 2, "missing_usage": 0}
+        assert _counts(gen) == {"requests": 0, "attempts": 3, "retries": 2, "missing_usage": 0}
         url = server.url
     err = info.value
     assert (err.status, err.attempts, err.model, err.base_url) == (503, 3, "test-model", url)
@@ -269,3 +273,115 @@ def test_parameters_are_stored_as_given_and_set_params_validates():
         gen.set_params(api_key="x")
     with pytest.raises(TypeError, match="list of Request"):
         gen.generate("hi")
+
+
+# -- hostile servers (issue #22) ------------------------------------------------------------------
+@pytest.mark.parametrize("mode, names, attempts", [
+    ("html", "an HTML page that is not JSON", 1), ("not_utf8", "not UTF-8", 1), ("empty", "empty body", 2),
+    ("not_json", "not JSON", 1), ("choices_dict", "'choices' = a dict", 1), ("choice_str", "choices[0] = a str", 1),
+    ("content_number", "content = a int (42)", 1), ("usage_strings", "usage.prompt_tokens = a str", 1),
+    ("usage_negative", "usage.prompt_tokens = a int (-5)", 1)])
+def test_a_broken_answer_is_an_endpoint_error_naming_url_model_and_status(mode, names, attempts):
+    with ChatServer(EchoChat(), mode=mode) as server:
+        with pytest.raises(EndpointError) as info:
+            _endpoint(server, max_retries=1).generate([Request(chat("one two"))])
+        url = server.url
+    msg = str(info.value)
+    assert names in msg and url in msg and "'test-model'" in msg and "HTTP 200" in msg
+    assert (info.value.status, info.value.attempts) == (200, attempts)  # only an empty body is retried
+
+
+def test_content_as_text_parts_is_joined():
+    with ChatServer(EchoChat(), mode="content_parts") as server:
+        assert _endpoint(server).generate([Request(chat("one two three"))])[0].text == "three two one"
+
+
+def test_the_timeout_is_a_deadline_for_the_whole_answer():
+    with ChatServer(EchoChat(), mode="drip", drip_s=0.05) as server:
+        with pytest.raises(EndpointError, match=r"timed out after 0.5 s \(a deadline") as info:
+            _endpoint(server, timeout=0.5, max_retries=0).generate([Request(chat("one two"))])
+        sent = server.bytes_sent
+    assert info.value.status is None and sent < 100  # the answer is ~250 bytes: the client hung up early
+
+
+def test_a_huge_answer_is_refused_and_a_huge_error_body_is_cut():
+    with ChatServer(EchoChat(), mode="huge") as server:
+        with pytest.raises(EndpointError, match=r"more than \d+ bytes for a 16-token request") as info:
+            _endpoint(server, max_retries=2).generate([Request(chat("one two"), max_new_tokens=16)])
+        assert len(server.log) == 1 and info.value.status == 200
+    with ChatServer(EchoChat(), mode="huge_error") as server:
+        with pytest.raises(EndpointError, match="HTTP 500") as info:
+            _endpoint(server, max_retries=0).generate([Request(chat("one two"))])
+    assert len(str(info.value)) < 600 and "bytes, cut" in str(info.value)
+
+
+def test_a_reasoning_model_gets_max_completion_tokens_and_no_temperature():
+    with ChatServer(EchoChat(), mode="reasoning") as server:
+        gen = _endpoint(server, max_retries=0)
+        with pytest.warns(UserWarning, match="max_completion_tokens"):
+            out = gen.generate([Request(chat("one two"), max_new_tokens=5)])
+        again = gen.generate([Request(chat("three four"))])
+        log = list(server.log)
+    assert out[0].text == "two one" and again[0].text == "four three"
+    assert gen.stats["token_field"] == "max_completion_tokens" and gen.stats["sampling_sent"] is False
+    assert log[-1]["max_completion_tokens"] == 256 and log[-1]["max_tokens"] is None and log[-1]["temperature"] is None
+    assert len(log) == 3 and _counts(gen)["retries"] == 0  # one retry with the other fields, then they stay
+    with ChatServer(EchoChat(), mode="reasoning") as server:
+        fixed = _endpoint(server, token_field="max_completion_tokens")
+        assert fixed.generate([Request(chat("a b"))])[0].text == "b a" and len(server.log) == 1
+
+
+def test_a_lone_surrogate_is_repaired_with_the_warning_not_the_batch_lost(echo_server):
+    from humanize.models.text import TextRepairWarning
+
+    with pytest.warns(TextRepairWarning, match="surrogate"):
+        out = _endpoint(echo_server).generate([Request(chat(t), seed=i) for i, t in
+                                               enumerate(["a b", "bad \ud800 text", "c d"])])
+    assert [g.text for g in out] == ["b a", "text \ufffd bad", "d c"]
+
+
+def test_a_temperature_that_underflows_is_sent_as_greedy(echo_server):
+    from humanize.generation.base import GREEDY_BELOW, effective_temperature
+
+    _endpoint(echo_server, temperature=1e-40).generate([Request(chat("a b"))])
+    _endpoint(echo_server, temperature=0.5).generate([Request(chat("a b"))])
+    assert [e["temperature"] for e in echo_server.log] == [0.0, 0.5]
+    assert effective_temperature(GREEDY_BELOW / 2) == 0.0 and effective_temperature(GREEDY_BELOW) == GREEDY_BELOW
+
+
+@pytest.mark.parametrize("bad, what", [(KEY[:7] + "\n" + KEY[7:], "contains a newline"),
+                                       (KEY.replace("-", "\u2013", 1), r"U\+2013 EN DASH")])
+def test_a_key_no_header_can_carry_is_refused_before_any_request_and_never_shown(bad, what, monkeypatch):
+    from humanize.exceptions import scrub_secrets
+
+    parts = [bad, KEY[:7], KEY[7:], repr(bad)[1:-1]]
+    with pytest.raises(ValueError, match=what) as info:
+        EndpointChat(model="test-model", base_url="http://127.0.0.1:9/v1", api_key=bad)
+    assert not any(p in str(info.value) for p in parts)
+    monkeypatch.setenv("MY_ENDPOINT_KEY", bad)
+    with ChatServer(EchoChat()) as server:
+        gen = _endpoint(server, api_key_env="MY_ENDPOINT_KEY")
+        with pytest.raises(EndpointError, match=what) as info:
+            gen.generate([Request(chat("a b"))])
+        assert server.log == []  # checked before the first request, not retried as a network failure
+    shown = [str(info.value), repr(gen), repr(gen.get_params()), gen.fingerprint()]
+    assert not any(p in s for s in shown for p in parts) and bad.encode() not in pickle.dumps(gen)
+    # the second defence (what the runner applies before a failure is stored): every form of a key seen
+    assert scrub_secrets(f"x {bad!r} {json.dumps(bad)} y") == "x '<hidden>' \"<hidden>\" y"
+
+
+def test_credentials_in_base_url_are_held_like_the_key():
+    secret = "pw-SECRET-991"
+    with ChatServer(EchoChat()) as server:
+        port = server.url.split(":")[2].split("/")[0]
+        gen = EndpointChat(model="test-model", base_url=f"http://user:{secret}@127.0.0.1:{port}/v1?api-key={secret}",
+                           backoff=0.01, max_retries=0)
+        shown = [repr(gen), repr(gen.get_params()), gen.fingerprint(), json.dumps(gen.provenance())]
+        assert not any(secret in s for s in shown) and secret.encode() not in pickle.dumps(gen)
+        assert gen.get_params()["base_url"] == f"http://<hidden>@127.0.0.1:{port}/v1?api-key=<hidden>"
+        assert gen.generate([Request(chat("a b"))])[0].text == "b a"
+        assert server.log[-1]["authorization"].startswith("Basic ") and server.log[-1]["path"].endswith(secret)
+        assert clone(gen).generate([Request(chat("c d"))])[0].text == "d c"
+        with pytest.raises(EndpointError, match="had credentials") as info:
+            pickle.loads(pickle.dumps(gen)).generate([Request(chat("x"))])
+    assert secret not in str(info.value)

@@ -29,7 +29,7 @@ from __future__ import annotations
 import hashlib
 import math
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 import pandas as pd
@@ -384,6 +384,10 @@ def _run(config: RunConfig, run_id: str, rows: pd.DataFrame, store: ResultsStore
     if config.quality:
         tables["quality"] = _quality(config, store, executor, outputs, progress, work, failures)
     if failures:
+        from humanize.exceptions import scrub_secrets
+
+        # messages are scrubbed where they are made; this is the second defence, before anything is stored
+        failures[:] = [replace(f, error=scrub_secrets(f.error)) for f in failures]
         ids = dict(zip(every["text_hash"], every["id"]))
         for frame in defended.values():
             ids.update((text_hash(t), ids.get(h)) for h, t in frame.items() if text_hash(t) not in ids)
