@@ -38,7 +38,7 @@ from humanize.models.loading import MODEL
 from humanize.models.classify import softmax_in_batches
 from humanize.models.text import model_input, repair_text, token_prefix
 
-from ._common import check_pairs
+from ._common import check_pairs, one_or_many_pairs
 
 __all__ = ["DEFAULT_NLI_MODEL", "entailment", "entailment_with_notes", "get_nli_model", "nli_labels",
            "sentence_pairs", "split_sentences"]
@@ -217,11 +217,6 @@ def entailment(originals, attacked, model: Union[str, os.PathLike, LoadedModel] 
 
     NaN when either text is empty or whitespace-only.
     """
-    single = isinstance(originals, str) and isinstance(attacked, str)
-    if isinstance(originals, str) != isinstance(attacked, str):
-        raise TypeError(f"entailment takes two str or two sequences of str, got "
-                        f"{type(originals).__name__} and {type(attacked).__name__}")
-    if single:
-        originals, attacked = [originals], [attacked]
+    originals, attacked, single = one_or_many_pairs("entailment", originals, attacked)
     cols, _, _ = entailment_with_notes(originals, attacked, model, batch_size=batch_size, device=device)
     return float(cols["entailment"][0]) if single else cols["entailment"]

@@ -17,7 +17,7 @@ from humanize._validation import Interval, validate_parameter_constraints
 from humanize.models import DEFAULT_SENTENCE_ENCODER, LoadedModel, load_sentence_encoder
 from humanize.models.text import model_input, token_prefix
 
-from ._common import check_pairs
+from ._common import check_pairs, one_or_many_pairs
 
 __all__ = ["semantic_similarity", "similarity_with_notes", "get_encoder"]
 
@@ -76,11 +76,6 @@ def semantic_similarity(originals, attacked, encoder: Union[str, LoadedModel] = 
     NaN when either text is empty. Lone surrogates are embedded as U+FFFD (with a
     :class:`~humanize.models.TextRepairWarning`).
     """
-    single = isinstance(originals, str) and isinstance(attacked, str)
-    if isinstance(originals, str) != isinstance(attacked, str):
-        raise TypeError(f"semantic_similarity takes two str or two sequences of str, got "
-                        f"{type(originals).__name__} and {type(attacked).__name__}")
-    if single:
-        originals, attacked = [originals], [attacked]
+    originals, attacked, single = one_or_many_pairs("semantic_similarity", originals, attacked)
     values, _, _ = similarity_with_notes(originals, attacked, encoder, batch_size=batch_size, device=device)
     return float(values[0]) if single else values
