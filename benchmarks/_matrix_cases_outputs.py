@@ -4,7 +4,7 @@ and in the config's labels.
 
 One tiny run (a CSV of the user's own with hostile texts, an attack and a detector with
 hostile labels) is made once per worker; each case writes one output. An oracle reads the
-written file: no raw ``<script``/``<img`` from the data or labels, no raw bidi or invisible
+written file: no raw ``<script>alert``/``<img src`` from the data or labels, no raw bidi or invisible
 character; a planted link must be refused with an error naming the path, and its target must
 stay as it was.
 """
@@ -20,7 +20,7 @@ BIDI = "\u202e"  # RIGHT-TO-LEFT OVERRIDE
 INVISIBLE = "\u2066"  # LEFT-TO-RIGHT ISOLATE
 ATTACK_LABEL = f"{IMG}|{BIDI}swap"
 DETECTOR_LABEL = f"{SCRIPT}{INVISIBLE}probe"
-RAW = ("<script", "<img", BIDI, INVISIBLE)
+RAW = ("<script>alert", "<img src", BIDI, INVISIBLE)  # the payloads (a page's own <script> is not one)
 VICTIM = "precious file, must stay as it is\n"
 
 
