@@ -356,13 +356,15 @@ def all_cases() -> list:
     from _matrix_cases_cli import cli_cases
     from _matrix_cases_cost import attack_cases, big_cases, cost_cases
     from _matrix_cases_endpoint import endpoint_cases
+    from _matrix_cases_files import files_cases
+    from _matrix_cases_outputs import outputs_cases
     from _matrix_cases_quality import quality_cases
     from _matrix_cases_run import config_cases
     from _matrix_cases_store import runner_cases, store_cases
 
     cases: list = []
     for make in (detector_cases, quality_cases, cost_cases, attack_cases, config_cases, runner_cases, store_cases,
-                 cli_cases, big_cases, endpoint_cases):
+                 cli_cases, files_cases, outputs_cases, endpoint_cases, big_cases):
         make(cases.append)
     seen = set()
     for c in cases:

@@ -9,13 +9,16 @@
     │   ├── EndpointError           an HTTP endpoint that failed or answered badly
     │   ├── StoreError              a results database that cannot be used as asked
     │   ├── SweepError              a cost sweep that cannot run as configured
+    │   ├── OutputPathError         an output path that is not written (a symlink at the destination)
     │   └── RunError                about the run, not one document: raised where it happens,
     │       │                       never reported as a per-document failure
     │       ├── ConfigError         a run configuration (also a ValueError)
     │       ├── PluginError         a plug-in file (also a ValueError)
     │       ├── ProviderMissing     a dataset-named training set without humanize.benchmarks
     │       ├── ModelUnavailable    a model that is not installed or cannot be fetched
-    │       └── DatasetUnavailable  a dataset file that is missing or cannot be fetched
+    │       ├── DatasetUnavailable  a dataset file that is missing or cannot be fetched
+    │       └── DataFileError       a data file that is damaged, ambiguous or outside the row schema
+    │                               (also a ValueError): names the file, the row and the column
     ├── InadmissibleTransform a format counterfactual that does not apply to a document
     └── SplitGGUFError       a packaged model's parts that do not assemble
 
@@ -29,7 +32,7 @@ from __future__ import annotations
 
 __all__ = ["register_secret", "scrub_secrets", "HumanizeError", "UserError", "RunError", "InvalidParameterError", "NotFittedError", "EndpointError",
            "StoreError", "SweepError", "ConfigError", "PluginError", "ProviderMissing", "ModelUnavailable",
-           "DatasetUnavailable", "InadmissibleTransform", "SplitGGUFError", "RUN_ERRORS"]
+           "DatasetUnavailable", "DataFileError", "OutputPathError", "InadmissibleTransform", "SplitGGUFError", "RUN_ERRORS"]
 
 
 class HumanizeError(Exception):
@@ -145,6 +148,17 @@ class ModelUnavailable(RunError, RuntimeError):
 
 class DatasetUnavailable(RunError, RuntimeError):
     """A dataset file that is missing or cannot be fetched."""
+
+
+class DataFileError(RunError, ValueError):
+    """A data file that cannot be read as it is: damaged (a truncated compressed stream), ambiguous
+    (a repeated column name, a ragged row) or outside the row schema (a numeric text, a null model,
+    parts whose schemas disagree). The message names the file, and the row and column where known."""
+
+
+class OutputPathError(UserError, OSError):
+    """An output file that is not written as asked: its destination is a symbolic link (never
+    followed) or not a regular file. The message names the path."""
 
 
 class InadmissibleTransform(HumanizeError, ValueError):

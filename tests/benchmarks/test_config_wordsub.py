@@ -5,7 +5,7 @@ import pytest
 
 from humanize.benchmarks.runner.attack_spec import align_train_split
 from humanize.benchmarks.runner.config import load_config
-from humanize.benchmarks.data.split import in_train_split
+from humanize.benchmarks.data.split import group_split, in_train_split
 
 TOML = """
 [dataset]
@@ -74,7 +74,11 @@ def test_the_runner_and_the_training_sets_share_one_split_rule(tmp_path):
     cfg = load_config(tmp_path / "c.toml").validate()
     cfg.n = 100
     rows = sample_rows(cfg)
-    for split, source in zip(rows["split"], rows["source_id"]):
+    # the runner's split is the grouped rule (issue #22: no text on both sides); a text no other source holds
+    # gets its source id's side
+    assert rows["split"].tolist() == group_split(rows["source_id"], rows["generation"], 5, 0.3).parts
+    once = ~rows["generation"].duplicated(keep=False)
+    for split, source in zip(rows.loc[once, "split"], rows.loc[once, "source_id"]):
         assert (split == "train") == in_train_split(source, 5, 0.3)
     hmgc = cfg.attacks[1].build(cfg.seed, train_fraction=cfg.train_fraction)
     texts, _ = training_set(hmgc.train, hmgc.seed)

@@ -6,18 +6,30 @@ given -- that value for human and anything else for machine. Optional columns
 give each row its domain, generator (``model``) and id; without them the domain
 is the file's stem, the generator is "machine" and the id a stable hash of the
 row number and text. CSV and JSON Lines are read in chunks of ``chunksize`` rows
-and Parquet in record batches of that size (CSV and Parquet only the named
-columns), so a big file is never held whole next to its rows.
+and Parquet in record batches of that size (Parquet only the named columns), so a
+big file is never held whole next to its rows.
+
+A file that cannot be read as it is raises :class:`~humanize.exceptions.DataFileError` (a
+``ValueError``) naming the file, and the row and column where known: a truncated or damaged
+compressed stream, a CSV header that names a column twice, a CSV row with more fields than the
+header. JSON Lines are parsed with :func:`json.loads`, so a text is kept exactly as the file says,
+an escaped lone surrogate (``"\\ud800"``) included (the results store and the text hash keep it too:
+:func:`humanize.text.text_hash` hashes it with ``surrogatepass``).
 """
 
 from __future__ import annotations
 
+import json
+import lzma
 import math
 import numbers
 import uuid
+import zlib
 from pathlib import Path
 
 import pandas as pd
+
+from humanize.exceptions import DataFileError
 
 from ._cache import DatasetUnavailable
 from .schema import validate_rows
@@ -49,40 +61,108 @@ def _check_column(name: str, value, optional: bool) -> None:
                         f"got {value!r}")
 
 
+#: what a damaged or truncated compressed stream raises while it is read
+DAMAGED = (EOFError, zlib.error, lzma.LZMAError, OSError)
+
+
+def damaged(path: Path, err: BaseException, rows: int) -> DataFileError:
+    """The one-line error of a file whose bytes cannot be read past ``rows`` data rows."""
+    what = "compressed stream is truncated or damaged" if isinstance(err, (EOFError, zlib.error, lzma.LZMAError)) \
+        or path.suffix.lower() in _COMPRESSION else "bytes cannot be read"
+    return DataFileError(f"{path.name}: the {what} after {rows} data row(s) ({type(err).__name__}: "
+                         f"{' '.join(str(err).split())})")
+
+
+def check_header(path: Path, names: list) -> None:
+    """A header that names a column twice is ambiguous (pandas would read the second as ``name.1``)."""
+    seen = set()
+    for i, name in enumerate(names):
+        if name in seen:
+            raise DataFileError(f"{path.name}: the header names the column {name!r} twice (column {i}); "
+                                "rename one so that each column has one name")
+        seen.add(name)
+
+
+def _csv(path: Path, sep: str, columns: list[str], chunksize: int):
+    done = 0
+    try:
+        first = pd.read_csv(path, sep=sep, header=None, nrows=1, dtype=str, keep_default_na=False)
+        names = [str(v) for v in first.iloc[0].tolist()] if len(first) else []
+        check_header(path, names)
+        _require(path, columns, names)
+        with pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, chunksize=chunksize,
+                         index_col=False) as reader:
+            for chunk in reader:  # every column: a row with more fields than the header is an error
+                yield chunk[columns]
+                done += len(chunk)
+    except pd.errors.ParserError as err:
+        raise DataFileError(f"{path.name}: {' '.join(str(err).split()).replace('Error tokenizing data. C error: ', '')}"
+                            " (a row with more fields than the header: a stray separator or an unquoted text)") \
+            from None
+    except pd.errors.EmptyDataError:
+        raise DataFileError(f"{path.name} is empty (no header)") from None
+    except DAMAGED as err:
+        raise damaged(path, err, done) from None
+
+
+def _open_lines(path: Path):
+    from pandas.io.common import get_handle  # the compression pandas reads (gz, bz2, xz, zip, zst)
+
+    return get_handle(path, "r", encoding="utf-8", errors="strict", compression="infer")
+
+
+def _jsonl(path: Path, columns: list[str], chunksize: int):
+    rows, done, checked = [], 0, False
+    try:
+        with _open_lines(path) as handle:
+            for line_no, line in enumerate(handle.handle, 1):
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                except ValueError as err:
+                    raise DataFileError(f"{path.name} is not JSON Lines (one JSON object per line): line {line_no}: "
+                                        f"{' '.join(str(err).split())}") from None
+                if not isinstance(obj, dict):
+                    raise DataFileError(f"{path.name}: line {line_no} is a JSON {type(obj).__name__}, not an object")
+                rows.append(obj)
+                if len(rows) == chunksize:
+                    if not checked:
+                        _require(path, columns, list(dict.fromkeys(k for r in rows for k in r)))
+                        checked = True
+                    yield pd.DataFrame({c: [r.get(c) for r in rows] for c in columns}, dtype=object)
+                    done += len(rows)
+                    rows = []
+    except (UnicodeDecodeError, *DAMAGED) as err:
+        raise damaged(path, err, done + len(rows)) from None
+    if rows or not checked:
+        _require(path, columns, list(dict.fromkeys(k for r in rows for k in r)))
+        yield pd.DataFrame({c: [r.get(c) for r in rows] for c in columns}, dtype=object)
+
+
 def _chunks(path: Path, kind: str, columns: list[str], chunksize: int):
     """DataFrames of the named columns, ``chunksize`` rows at a time."""
     if kind in ("csv", "tsv"):
-        header = pd.read_csv(path, sep="," if kind == "csv" else "\t", nrows=0)
-        _require(path, columns, list(header.columns))
-        yield from pd.read_csv(path, sep="," if kind == "csv" else "\t", usecols=columns, dtype=str,
-                               keep_default_na=False, chunksize=chunksize)
+        yield from _csv(path, "," if kind == "csv" else "\t", columns, chunksize)
     elif kind == "jsonl":
-        reader = pd.read_json(path, lines=True, chunksize=chunksize, dtype=False)
-        with reader:
-            chunks = iter(reader)
-            while True:
-                try:
-                    chunk = next(chunks)
-                except StopIteration:
-                    return
-                except ValueError as err:
-                    raise ValueError(f"{path.name} is not JSON Lines (one JSON object per line): "
-                                     f"{' '.join(str(err).split())}") from None
-                _require(path, columns, list(chunk.columns))
-                yield chunk[columns]
+        yield from _jsonl(path, columns, chunksize)
     else:
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
-        pfile = pq.ParquetFile(path)
-        _require(path, columns, list(pfile.schema_arrow.names))
-        for batch in pfile.iter_batches(batch_size=chunksize, columns=columns):
-            yield batch.to_pandas()
+        try:
+            pfile = pq.ParquetFile(path)
+            _require(path, columns, list(pfile.schema_arrow.names))
+            for batch in pfile.iter_batches(batch_size=chunksize, columns=columns):
+                yield batch.to_pandas()
+        except (pa.ArrowException, OSError) as err:
+            raise DataFileError(f"{path.name} is not a readable Parquet file: {' '.join(str(err).split())}") from None
 
 
 def _require(path: Path, wanted: list[str], found: list[str]) -> None:
     missing = [c for c in wanted if c not in found]
     if missing:
-        raise ValueError(f"{path.name} has no column(s) {missing}; its columns are {found} "
+        raise DataFileError(f"{path.name} has no column(s) {missing}; its columns are {found} "
                          "(name them with text_column= / label_column= / ...)")
 
 
@@ -152,6 +232,16 @@ def _optional(cells, column: str, first_row: int) -> list[str]:
     return out
 
 
+def _id_name(i: int, text: str) -> str:
+    """The name a row's id hashes: row number and text (a lone surrogate written as its escape, the rest as before)."""
+    name = f"{i}\x00{text}"
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "surrogatepass").decode("utf-8", "backslashreplace")
+    return name
+
+
 def load_file(path, *, text_column: str = "text", label_column: str = "label", human_label=None,
               domain_column: str | None = None, model_column: str | None = None, id_column: str | None = None,
               chunksize: int = 50_000) -> pd.DataFrame:
@@ -183,12 +273,17 @@ def load_file(path, *, text_column: str = "text", label_column: str = "label", h
     labels: list[str] = []
     extra: dict[str, list[str]] = {c: [] for c in (domain_column, model_column, id_column) if c is not None}
     seen: set = set()
-    for chunk in _chunks(path, kind, columns, chunksize):
-        start = len(texts)
-        texts.extend(_texts(chunk[text_column].tolist(), text_column, start))
-        labels.extend(_labels(chunk[label_column].tolist(), human_label, start, seen))
-        for col, values in extra.items():
-            values.extend(_optional(chunk[col].tolist(), col, start))
+    try:
+        for chunk in _chunks(path, kind, columns, chunksize):
+            start = len(texts)
+            texts.extend(_texts(chunk[text_column].tolist(), text_column, start))
+            labels.extend(_labels(chunk[label_column].tolist(), human_label, start, seen))
+            for col, values in extra.items():
+                values.extend(_optional(chunk[col].tolist(), col, start))
+    except DataFileError:
+        raise
+    except ValueError as err:  # a cell's problem: the message names the row and the column; add the file
+        raise DataFileError(f"{path.name}: {err}") from None
     present = set(labels)
     if present != {"human", "machine"}:
         lacking = sorted({"human", "machine"} - present)
@@ -202,13 +297,15 @@ def load_file(path, *, text_column: str = "text", label_column: str = "label", h
         if dup.any():
             raise ValueError(f"the id column {id_column!r} repeats {ids[int(dup.idxmax())]!r}; ids must be unique")
     else:
-        ids = [str(uuid.uuid5(_NAMESPACE, f"{i}\x00{t}")) for i, t in enumerate(texts)]
+        ids = [str(uuid.uuid5(_NAMESPACE, _id_name(i, t))) for i, t in enumerate(texts)]
     models = extra[model_column] if model_column is not None else ["machine"] * n
     frame = pd.DataFrame({
         "id": ids, "source_id": ids,
         "model": [m if lab == "machine" else "human" for m, lab in zip(models, labels)],
         "decoding": None, "repetition_penalty": None, "attack": "none",
         "domain": extra[domain_column] if domain_column is not None else path.name.split(".")[0],
-        "title": None, "prompt": None, "generation": texts, "label": labels, "row": range(n),
+        "title": None, "prompt": None,
+        # object, not an Arrow string column (that cannot hold a lone surrogate, kept as the file says)
+        "generation": pd.Series(texts, dtype=object), "label": labels, "row": range(n),
     })
     return validate_rows(frame)

@@ -23,7 +23,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from humanize.exceptions import DataFileError
+
 from ._cache import DatasetUnavailable, cache_dir, download, hub_file
+from .files import DAMAGED, check_header, damaged
 from .schema import validate_rows
 
 RAID_URL = "https://dataset.raid-bench.xyz"
@@ -153,11 +156,54 @@ def _missing_columns(where, columns) -> None:
 
 
 def _csv_chunks(csv: Path, filters: dict, include_human: bool, chunksize: int):
-    with pd.read_csv(csv, chunksize=chunksize, dtype=str, keep_default_na=False, na_values=[""]) as reader:
-        for i, chunk in enumerate(reader):
-            if i == 0:
-                _missing_columns(csv, chunk.columns)
-            yield chunk
+    done = 0
+    try:
+        head = pd.read_csv(csv, header=None, nrows=1, dtype=str, keep_default_na=False)
+        check_header(csv, [str(v) for v in head.iloc[0].tolist()] if len(head) else [])
+        with pd.read_csv(csv, chunksize=chunksize, dtype=str, keep_default_na=False, na_values=[""],
+                         index_col=False) as reader:
+            for i, chunk in enumerate(reader):
+                if i == 0:
+                    _missing_columns(csv, chunk.columns)
+                yield chunk
+                done += len(chunk)
+    except pd.errors.ParserError as err:
+        raise DataFileError(f"{csv.name}: {' '.join(str(err).split()).replace('Error tokenizing data. C error: ', '')}"
+                            " (a row with more fields than the header)") from None
+    except pd.errors.EmptyDataError:
+        raise DataFileError(f"{csv.name} is empty (no header)") from None
+    except DAMAGED as err:
+        raise damaged(csv, err, done) from None
+
+
+def _check_parquet_schemas(files: list[Path]):
+    """The parts' one schema: each text column a string, and every part agreeing with the first."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schemas = []
+    for f in files:
+        try:
+            schemas.append(pq.read_schema(f))
+        except (pa.ArrowException, OSError) as err:
+            raise DataFileError(f"{f.name} is not a readable Parquet file: {' '.join(str(err).split())}") from None
+    for f, schema in zip(files, schemas):
+        for col in ("id", "source_id", "model", "attack", "domain", *TEXT_COLUMNS):
+            if col in schema.names:
+                kind = schema.field(col).type
+                if not (pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_null(kind)
+                        or (col not in TEXT_COLUMNS and pa.types.is_dictionary(kind))):
+                    raise DataFileError(f"{f.name}: the column {col!r} holds {kind}, not text (RAID's columns "
+                                        "are strings)")
+    first = schemas[0]
+    for f, schema in zip(files[1:], schemas[1:]):
+        for col in dict.fromkeys([*first.names, *schema.names]):
+            a = first.field(col).type if col in first.names else "no such column"
+            b = schema.field(col).type if col in schema.names else "no such column"
+            if a != b:
+                raise DataFileError(f"{f.name} disagrees with {files[0].name} on the column {col!r} ({b} vs {a}); "
+                                    "the parts of a RAID folder must share one schema")
+    return first
 
 
 def _arrow_filter(filters: dict, include_human: bool, schema):
@@ -199,7 +245,11 @@ def _parquet_chunks(path: Path, filters: dict, include_human: bool, chunksize: i
     import pyarrow.dataset as ds
 
     files = _parquet_files(path) if path.is_dir() else [path]
-    dataset = ds.dataset([str(f) for f in files], format="parquet")
+    _check_parquet_schemas(files)
+    try:
+        dataset = ds.dataset([str(f) for f in files], format="parquet")
+    except (pa.ArrowException, OSError) as err:
+        raise DataFileError(f"{path}: cannot read its Parquet: {' '.join(str(err).split())}") from None
     _missing_columns(path, dataset.schema.names)
     expr = _arrow_filter(filters, include_human, dataset.schema)
     for fragment in dataset.get_fragments():  # in the listed (sorted) order
@@ -211,6 +261,16 @@ def _parquet_chunks(path: Path, filters: dict, include_human: bool, chunksize: i
                            else col.cast(pa.string())) for name, col in zip(batch.schema.names, batch.columns)}
             chunk = pa.table(cols).to_pandas().astype(object)
             yield chunk.where(chunk.notna() & (chunk != ""), np.nan)  # "" is missing, as the CSV reads it
+
+
+def _check_cells(src: Path, chunk: pd.DataFrame) -> None:
+    """Every row read names its generator (``model``: "human" or a generator's name) and its id."""
+    for col in ("model", "id"):
+        missing = chunk[col].isna()
+        if missing.any():
+            row = int(chunk.loc[missing, "_row"].iloc[0])
+            raise DataFileError(f"{src.name}: data row {row} has no {col!r} ({int(missing.sum())} such row(s) in "
+                                f"this chunk); each RAID row names its generator ('human' for a human text) and id")
 
 
 def load_raid(path: str | Path | None = None, *, split: str = "train", include_adversarial: bool = True,
@@ -244,6 +304,7 @@ def load_raid(path: str | Path | None = None, *, split: str = "train", include_a
     for chunk in chunks:
         chunk["_row"] = np.arange(offset, offset + len(chunk))
         offset += len(chunk)
+        _check_cells(src, chunk)
         chunk = _filter(chunk, filters, include_human)
         chunk["label"] = np.where(chunk["model"] == "human", "human", "machine")
         if n is None:

@@ -5,6 +5,6 @@ without importing the benchmarks); this module keeps its old import path.
 """
 from __future__ import annotations
 
-from humanize._split import in_train_split
+from humanize._split import SplitResult, group_split, in_train_split
 
-__all__ = ["in_train_split"]
+__all__ = ["SplitResult", "group_split", "in_train_split"]

@@ -16,6 +16,7 @@ from humanize import attacks
 from humanize.attacks import AttackResult
 
 from ..data import load_demo
+from ._escape import plain_text
 
 
 @dataclass
@@ -51,14 +52,15 @@ def run_attack_tour(names=None, n: int = 200, seed: int = 0) -> AttackTour:
 
 
 def _visible(s: str) -> str:
-    return s.replace("\u200b", "⟨ZW⟩").replace("\n", "⏎").replace("\t", "⇥")
+    """Every invisible or bidi character shown (⟨ZW⟩ for U+200B, ⟨U+202E⟩ ...; :func:`._escape.plain_text`)."""
+    return plain_text(s.replace("\u200b", "⟨ZW⟩")).replace("\n", "⏎").replace("\t", "⇥")
 
 
 def mark_edits(result: AttackResult, width: int = 160, max_marked: int = 12) -> tuple[str, str]:
     """Before/after excerpts of ``width`` original characters around the first edit.
 
     Edits are shown in [brackets] when there are at most ``max_marked`` in the
-    excerpt; invisible characters are made visible (⟨ZW⟩, ⏎, ⇥).
+    excerpt; invisible and bidi characters are made visible (⟨ZW⟩, ⟨U+202E⟩, ⏎, ⇥).
     """
     if not result.edits:
         return _visible(result.original[:width]), _visible(result.text[:width])

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ._files import write_text
 from .report import MEANING_MEASURES, meaning_validity_table
 from ..runner.store import ResultsStore
 
@@ -409,8 +410,7 @@ def save_cards(cards: dict, out_dir, formats=CARD_FORMATS) -> list[Path]:
         stem = "card_" + "".join(c if c.isalnum() or c in "-_." else "_" for c in det)
         for fmt in formats:
             p = out / f"{stem}.{fmt}"
-            p.write_text(card.to_markdown() if fmt == "md" else card.to_html(), encoding="utf-8")
-            paths.append(p)
+            paths.append(write_text(p, card.to_markdown() if fmt == "md" else card.to_html()))
     return paths
 
 

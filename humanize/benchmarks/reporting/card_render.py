@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from ._escape import html_text, md_text, plain_text
 from .card import MIN_LOSS
 
 __all__ = ["card_markdown", "card_html", "fmt_ci"]
@@ -248,15 +249,16 @@ def sections(card) -> list[Section]:
 
 
 def _md_cell(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    """A table cell or a paragraph: no raw HTML, no pipe or line break, invisible characters marked."""
+    return md_text(text)
 
 
 def card_markdown(card) -> str:
-    lines = [f"# Robustness card: {card.detector}", ""]
+    lines = [f"# Robustness card: {md_text(card.detector)}", ""]
     for s in sections(card):
-        lines += [f"## {s.title}", ""]
+        lines += [f"## {md_text(s.title)}", ""]
         for t in s.text:
-            lines += [t, ""]
+            lines += [md_text(t), ""]
         if s.header:
             lines.append("| " + " | ".join(_md_cell(h) for h in s.header) + " |")
             lines.append("|" + "|".join("---" for _ in s.header) + "|")
@@ -279,17 +281,19 @@ td+td{white-space:nowrap}
 .wide{overflow-x:auto}
 section.worst p{background:#fff4e5;border-left:4px solid #dd6b20;padding:.4rem .7rem}
 section.provenance td{font-family:ui-monospace,monospace;font-size:.8rem;word-break:break-all}
+.inv{font:600 .65rem ui-monospace,monospace;background:#faf089;color:#744210;border:1px solid #d69e2e;
+border-radius:3px;padding:0 2px;margin:0 1px}
 """
 
 
 def card_html(card) -> str:
-    e = html.escape
+    e = html_text  # escaped, invisible and bidi characters marked (the documents page's marking)
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-             f"<title>Robustness card: {e(card.detector)}</title>", f"<style>{CSS}</style></head><body>",
+             f"<title>Robustness card: {html.escape(plain_text(card.detector))}</title>", f"<style>{CSS}</style></head><body>",
              f"<h1>Robustness card: {e(card.detector)}</h1>"]
     for s in sections(card):
         cls = s.title.split()[0].lower()
-        parts.append(f'<section class="{e(cls)}"><h2>{e(s.title)}</h2>')
+        parts.append(f'<section class="{html.escape(plain_text(cls))}"><h2>{e(s.title)}</h2>')
         parts += [f"<p>{e(t)}</p>" for t in s.text]
         if s.header:
             head = "".join(f"<th>{e(h)}</th>" for h in s.header)

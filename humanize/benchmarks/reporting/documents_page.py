@@ -20,33 +20,20 @@ from pathlib import Path
 
 import pandas as pd
 
+from ._escape import INVISIBLE, char_name, html_text, is_invisible, marker, plain_text
+from ._files import write_text
+
 __all__ = ["documents_page", "write_documents_page", "render_edits"]
 
 CLEAN = "none"
-#: short visible names of invisible characters an attack may insert
-_INVISIBLE = {"\u200b": "ZWSP", "\u200c": "ZWNJ", "\u200d": "ZWJ", "\u2060": "WJ", "\ufeff": "BOM",
-              "\u00a0": "NBSP", "\u00ad": "SHY", "\u180e": "MVS", "\u202f": "NNBSP", "\u2009": "THSP",
-              "\u200a": "HSP", "\u3000": "IDSP"}
+_INVISIBLE = INVISIBLE  # the one list, in ._escape (labels on every page are marked with it too)
 _WHITESPACE = {" ": "\u2423", "\n": "\u21b5", "\t": "\u21e5", "\r": "CR"}
-
-
-def _name(ch: str) -> str:
-    return f"U+{ord(ch):04X} {unicodedata.name(ch, 'unnamed')}"
-
-
-def _is_invisible(ch: str) -> bool:
-    return ch in _INVISIBLE or unicodedata.category(ch) in ("Cf", "Cc", "Cs", "Co", "Cn", "Zl", "Zp") \
-        or (unicodedata.category(ch) == "Zs" and ch != " ")
-
-
-def _marker(ch: str) -> str:
-    label = _INVISIBLE.get(ch) or f"U+{ord(ch):04X}"
-    return f'<span class="inv" title="{html.escape(_name(ch))}">{label}</span>'
+_name, _is_invisible, _marker = char_name, is_invisible, marker
 
 
 def _plain(text: str) -> str:
     """Unchanged text: escaped, with invisible characters (other than line breaks and tabs) marked."""
-    return "".join(html.escape(c) if c in "\n\t" or not _is_invisible(c) else _marker(c) for c in text)
+    return html_text(text)
 
 
 def _edited(text: str) -> str:
@@ -111,7 +98,7 @@ def render_edits(original: str, edits, text: str | None = None, *, counts: dict 
         elif gone and new and (kind := _swap_class(original, start, end, new, state)):
             if counts is not None:
                 counts[kind] = counts.get(kind, 0) + 1
-            title = html.escape(f"{_SWAP_CLASS_NAMES[kind]}: {gone} -> {new}")
+            title = html.escape(plain_text(f"{_SWAP_CLASS_NAMES[kind]}: {gone} -> {new}"))
             parts.append(f'<span class="edit rep swap v-{kind}" title="{title}"><del>{_edited(gone)}</del>'
                          f'<ins>{_edited(new)}</ins></span>')
         elif gone and new:
@@ -163,11 +150,12 @@ def documents_page(store_or_path, run_id: str | None = None) -> str:
         if close:
             store.close()
     look, detectors, defenses = _score_lookup(scores)
-    e = html.escape
+    # shown text: escaped, invisible characters marked; attribute values: escaped, invisible characters as ⟨U+XXXX⟩
+    e, attr = html_text, (lambda s: html.escape(plain_text(s)))
     rows = []
     for order, r in enumerate(docs.itertuples(index=False)):
         doc_id = str(r.id)
-        attrs = [f'data-attack="{e(str(r.attack))}"', f'data-order="{order}"']
+        attrs = [f'data-attack="{attr(str(r.attack))}"', f'data-order="{order}"']
         counts: dict = {}
         marked = render_edits(r.original, r.edits, r.text, counts=counts)
         swaps = "".join(f' · <span class="swap v-{k}">{counts[k]} {e(_SWAP_CLASS_NAMES[k])}</span>'
@@ -190,7 +178,7 @@ def documents_page(store_or_path, run_id: str | None = None) -> str:
                          f'({"n/a" if math.isnan(change) else f"{change:+.3f}"})</span>{extra}</td>')
         rows.append(f'<tr class="row" {" ".join(attrs)}>{"".join(cells)}</tr>')
     attacks = list(dict.fromkeys(docs["attack"].astype(str)))
-    options = "".join(f'<option value="{e(a)}">{e(a)}</option>' for a in attacks)
+    options = "".join(f'<option value="{attr(a)}">{e(a)}</option>' for a in attacks)
     sorts = "".join(f'<option value="{k}:asc">{e(d)}: largest score drop first</option>'
                     f'<option value="{k}:desc">{e(d)}: largest score rise first</option>'
                     for k, d in enumerate(detectors))
@@ -198,8 +186,8 @@ def documents_page(store_or_path, run_id: str | None = None) -> str:
     meta = {"run_id": run_id, "dataset": config.dataset, "documents": len(docs), "attacks": attacks,
             "detectors": detectors, "defenses": defenses}
     return _fill(
-        title=e(f"Documents of run {run_id}"), css=_CSS, js=_JS, options=options, sorts=sorts, head=head,
-        rows="\n".join(rows), n=str(len(docs)), meta=e(json.dumps(meta)), swap_legend=_SWAP_LEGEND,
+        title=attr(plain_text(f"Documents of run {run_id}")), css=_CSS, js=_JS, options=options, sorts=sorts, head=head,
+        rows="\n".join(rows), n=str(len(docs)), meta=attr(json.dumps(meta)), swap_legend=_SWAP_LEGEND,
         intro=e(f"Run {run_id} on dataset {config.dataset}: {len(docs)} attacked machine texts, "
                 f"{len(attacks)} attacks, detectors {', '.join(detectors)}. Scores: higher = more machine-like; "
                 "a drop means the attack pushed the text toward human."
@@ -216,8 +204,7 @@ def write_documents_page(store_or_path, path, run_id: str | None = None) -> Path
     page = documents_page(store_or_path, run_id)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(page, encoding="utf-8")
-    return path
+    return write_text(path, page)
 
 
 _CSS = """

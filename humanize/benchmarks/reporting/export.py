@@ -23,6 +23,8 @@ from typing import Optional, Sequence
 
 import pandas as pd
 
+from ._files import atomic_write
+
 CLEAN = "none"  # the attack / defense label of untouched texts
 
 __all__ = ["FORMATS", "DOCUMENTS", "export_run", "run_export_tables", "write_table"]
@@ -120,22 +122,19 @@ def _plain(frame: pd.DataFrame, format: str) -> pd.DataFrame:
 
 
 def write_table(frame: pd.DataFrame, path: str | os.PathLike, format: str) -> Path:
-    """Write one table to ``path`` in ``format`` (via a temporary file, so a crash leaves no half file)."""
+    """Write one table to ``path`` in ``format``, atomically (a new temporary file renamed into place, so a
+    crash leaves no half file); a symbolic link at ``path`` is refused, never written through."""
     format = _check_format(format)
-    path = Path(path)
-    tmp = path.with_name(path.name + ".part")
     frame = _plain(frame, format)
-    try:
+
+    def write(tmp: Path) -> None:
         if format == "parquet":
             frame.to_parquet(tmp, engine="pyarrow", index=False)
         elif format == "csv":
             frame.to_csv(tmp, index=False)
         else:
             frame.to_json(tmp, orient="records", lines=True, force_ascii=False)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return path
+    return atomic_write(path, write)
 
 
 def export_run(db: str | os.PathLike, out_dir: str | os.PathLike, run_id: Optional[str] = None,

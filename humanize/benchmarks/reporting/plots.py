@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ._files import atomic_write
 from .report import CLEAN, cost_by_length, figure_matrix, meaning_measure
 
 FORMATS = ("png", "svg")
@@ -80,8 +81,7 @@ def _save(fig, out_dir: Path, name: str, formats) -> list[Path]:
         if fmt not in FORMATS:
             raise ValueError(f"unknown plot format {fmt!r}; choose from {list(FORMATS)}")
         p = out_dir / f"{name}.{fmt}"
-        fig.savefig(p, bbox_inches="tight", dpi=120)
-        paths.append(p)
+        paths.append(atomic_write(p, lambda tmp, fmt=fmt: fig.savefig(tmp, format=fmt, bbox_inches="tight", dpi=120)))
     return paths
 
 

@@ -23,6 +23,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ._escape import md_text
+from ._files import atomic_write, write_text
+
 CLEAN = "none"
 LENGTH_BUCKETS = tuple(range(100, 1001, 100))
 
@@ -343,16 +346,32 @@ def build_report(tables: dict[str, pd.DataFrame], fpr=None) -> dict[str, pd.Data
     return out
 
 
+def _md_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its labels (index, columns) and text cells through :func:`._escape.md_text`:
+    an attack or detector label from a config reaches the Markdown as text, never as HTML."""
+    def label(v):
+        return tuple(md_text(x) for x in v) if isinstance(v, tuple) else (md_text(v) if isinstance(v, str) else v)
+
+    cols = [col if pd.api.types.is_numeric_dtype(col) else
+            col.astype(object).map(lambda v: md_text(v) if isinstance(v, str) else v)
+            for _, col in frame.items()]
+    out = pd.concat(cols, axis=1, keys=range(len(cols))) if cols else frame.copy()
+    out.columns = frame.columns.map(label)
+    out.index = frame.index if isinstance(frame.index, pd.RangeIndex) else frame.index.map(label)
+    return out
+
+
 def render_markdown(report: dict[str, pd.DataFrame], digits: int = 3) -> str:
-    """One Markdown document: the intervals' definition once, then each table with its note."""
+    """One Markdown document: the intervals' definition once, then each table with its note. Labels and
+    text cells are escaped (no raw HTML, no table-breaking pipe; invisible and bidi characters marked)."""
     abouts = list(dict.fromkeys(t.attrs["about"] for t in report.values() if t.attrs.get("about")))
     parts = [*(f"{a}\n" for a in abouts)]
     for name, table in report.items():
-        parts.append(f"## {name}\n")
+        parts.append(f"## {md_text(name)}\n")
         if table.attrs.get("note"):
             parts.append(table.attrs["note"] + "\n")
         flat = table.reset_index() if any(n is not None for n in table.index.names) else table
-        parts.append(flat.to_markdown(index=flat is table, floatfmt=f".{digits}f"))
+        parts.append(_md_safe(flat).to_markdown(index=flat is table, floatfmt=f".{digits}f"))
         parts.append("")
     return "\n".join(parts)
 
@@ -367,17 +386,11 @@ def export_report(report: dict[str, pd.DataFrame], out_dir: str | Path, formats=
     out.mkdir(parents=True, exist_ok=True)
     written = []
     if "md" in formats:
-        p = out / "report.md"
-        p.write_text(render_markdown(report), encoding="utf-8")
-        written.append(p)
+        written.append(write_text(out / "report.md", render_markdown(report)))
     for name, table in report.items():
         if "csv" in formats:
-            p = out / f"{name}.csv"
-            table.to_csv(p)
-            written.append(p)
+            written.append(atomic_write(out / f"{name}.csv", table.to_csv))
         if "json" in formats:
-            p = out / f"{name}.json"
-            p.write_text(json.dumps(json.loads(table.reset_index().to_json(orient="records")), indent=1),
-                         encoding="utf-8")
-            written.append(p)
+            written.append(write_text(out / f"{name}.json", json.dumps(
+                json.loads(table.reset_index().to_json(orient="records")), indent=1)))
     return written

@@ -38,7 +38,7 @@ from . import jobs, model_sharing
 from .manifest import build_manifest
 from .config import ConfigError, RunConfig, sampling_seed
 from ..data import load_dataset
-from ..data.split import in_train_split
+from ..data.split import group_split
 from .executors import Failure, get_executor
 from .run_tables import (CLEAN, COST_COLUMNS, INFO_COUNTS, cost_rows, evaluate_defenses, failure_rows,
                          mixed_machines, score_rows)
@@ -86,11 +86,12 @@ def sample_rows(config: RunConfig) -> pd.DataFrame:
     rows = pd.concat(parts).sort_values(["label", "id"]).reset_index(drop=True)
     if rows.empty:
         raise ConfigError(f"dataset {config.dataset!r} with filters {config.filters} has no clean rows")
-    if "split" not in rows.columns or rows["split"].isna().all():
-        rows["split"] = [
-            "train" if in_train_split(str(s), config.seed, config.train_fraction) else "test" for s in rows["source_id"]
-        ]
+    own = "split" in rows.columns and not rows["split"].isna().all()
+    split = group_split(rows["source_id"], rows["generation"], config.seed, config.train_fraction,
+                        given=rows["split"].tolist() if own else None)  # no text on both sides
+    rows["split"] = split.parts
     rows["text_hash"] = rows["generation"].map(text_hash)
+    rows.attrs["split_note"] = split.note()  # _run says it among the run's warnings
     return rows
 
 
@@ -378,6 +379,9 @@ def _run(config: RunConfig, run_id: str, rows: pd.DataFrame, store: ResultsStore
     for note in notes:
         warnings.warn(note, RuntimeWarning, stacklevel=3)
     notes = [s.message() for s in shared] + notes
+    if rows.attrs.get("split_note"):  # duplicate texts in the sample (humanize._split.group_split)
+        notes.append(rows.attrs["split_note"])
+        warnings.warn(notes[-1], RuntimeWarning, stacklevel=3)
     tables = {"metrics": metrics, "scores": score_table, "cost": cost}
     if shared:
         tables["warnings"] = model_sharing.sharing_table(shared)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from humanize._split import in_train_split, sampling_seed
+from humanize._split import group_split, sampling_seed
 from humanize.detectors.target import Target
 
 __all__ = ["build_target", "dataset_training_set"]
@@ -51,7 +51,7 @@ def dataset_training_set(train: Any, seed: int, owner: str = "attack") -> tuple[
         raise TypeError(f"{owner}: train dataset {dataset!r}: {err}") from None
     df = df[(df["attack"].fillna("none") == "none") & df["generation"].map(lambda t: isinstance(t, str))]
     if split == "train":
-        df = df[[in_train_split(str(s), seed, fraction) for s in df["source_id"]]]
+        df = df[[p == "train" for p in group_split(df["source_id"], df["generation"], seed, fraction).parts]]
     parts = []
     for label in ("human", "machine"):
         part = df[df["label"] == label].sort_values("id")

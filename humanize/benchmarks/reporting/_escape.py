@@ -1,0 +1,76 @@
+"""Text from the data and labels from a config, made safe for every output format (issue #22).
+
+A label (an attack's, a detector's, a defense's, a dataset's) and a text may hold anything:
+HTML (``<script>``, ``<img onerror=...>``), a Markdown table pipe, or characters that cannot be
+seen or that reorder what is shown (bidirectional overrides and isolates, zero-width and other
+format characters, controls). Every writer passes them through one of these:
+
+- :func:`html_text`: HTML-escaped, each invisible or bidi character replaced by a visible marker
+  (``<span class="inv" title="U+202E RIGHT-TO-LEFT OVERRIDE">U+202E</span>``); the documents page's
+  marking, now used for labels on every HTML page too;
+- :func:`md_text`: for Markdown, ``&``, ``<`` and ``>`` written as entities (so no raw HTML reaches
+  a renderer), ``|`` escaped (a table cell stays one cell), line breaks as spaces, and each
+  invisible or bidi character written as ``⟨U+202E⟩``;
+- :func:`plain_text`: for a terminal or a plain-text table, the same ``⟨U+202E⟩`` marking only.
+
+Line breaks and tabs count as visible in HTML and plain text.
+"""
+from __future__ import annotations
+
+import html
+import unicodedata
+
+__all__ = ["INVISIBLE", "char_name", "html_text", "is_invisible", "marker", "md_text", "plain_text"]
+
+#: short visible names of invisible characters an attack may insert
+INVISIBLE = {"\u200b": "ZWSP", "\u200c": "ZWNJ", "\u200d": "ZWJ", "\u2060": "WJ", "\ufeff": "BOM",
+             "\u00a0": "NBSP", "\u00ad": "SHY", "\u180e": "MVS", "\u202f": "NNBSP", "\u2009": "THSP",
+             "\u200a": "HSP", "\u3000": "IDSP"}
+
+
+def char_name(ch: str) -> str:
+    """``U+202E RIGHT-TO-LEFT OVERRIDE``."""
+    return f"U+{ord(ch):04X} {unicodedata.name(ch, 'unnamed')}"
+
+
+def is_invisible(ch: str) -> bool:
+    """A character that shows nothing or changes how its neighbours show: format characters (bidi
+    overrides, isolates and marks, zero-width characters), controls, surrogates, private-use and
+    unassigned code points, line/paragraph separators and spaces other than U+0020."""
+    cat = unicodedata.category(ch)
+    return ch in INVISIBLE or cat in ("Cf", "Cc", "Cs", "Co", "Cn", "Zl", "Zp") or (cat == "Zs" and ch != " ")
+
+
+def _label(ch: str) -> str:
+    return INVISIBLE.get(ch) or f"U+{ord(ch):04X}"
+
+
+def marker(ch: str) -> str:
+    """The HTML marker of one invisible character: its short name, its code point as a tooltip."""
+    return f'<span class="inv" title="{html.escape(char_name(ch))}">{_label(ch)}</span>'
+
+
+def html_text(text) -> str:
+    """``text`` (any value, as ``str``) HTML-escaped, invisible characters (not line breaks and tabs) marked."""
+    return "".join(html.escape(c) if c in "\n\t" or not is_invisible(c) else marker(c) for c in str(text))
+
+
+def plain_text(text) -> str:
+    """``text`` with each invisible character (not line breaks and tabs) written ``⟨U+202E⟩``."""
+    return "".join(c if c in "\n\t" or not is_invisible(c) else f"\u27e8{_label(c)}\u27e9" for c in str(text))
+
+
+_MD = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "|": "\\|", "\n": " ", "\r": " ", "\t": " "}
+
+
+def md_text(text) -> str:
+    """``text`` for Markdown: no raw HTML, no table-breaking pipe or line break, invisible characters marked."""
+    out = []
+    for c in str(text):
+        if c in _MD:
+            out.append(_MD[c])
+        elif is_invisible(c):
+            out.append(f"\u27e8{_label(c)}\u27e9")
+        else:
+            out.append(c)
+    return "".join(out)
