@@ -113,7 +113,9 @@ class AttackResult:
     """What an attack did to one document.
 
     ``edits`` are spans over ``original``; ``apply_edits(original, edits) == text``.
-    ``info`` carries attack-reported costs (model queries, tokens) and notes.
+    ``info`` carries attack-reported costs (model queries, tokens) and notes; when ``text`` is
+    ``original``, ``info["unchanged"]`` says why (:meth:`Attack.unchanged_reason`), the one key
+    every attack uses for it (and only then).
     """
 
     original: str
@@ -283,8 +285,19 @@ class Attack(EqualByParams, ParamsMixin):
         d["attack"] = self.name
         d["params"] = self.get_params() if params is None else params.copy()
         d["_edits"] = out[1]
-        d["info"] = out[2] if len(out) > 2 else {}
+        info = out[2] if len(out) > 2 else {}
+        if out[0] == text and "unchanged" not in info:  # a string only when nothing changed
+            info = {**info, "unchanged": self.unchanged_reason(text, info)}
+        d["info"] = info
         return r
+
+    def unchanged_reason(self, text: str, info: dict) -> str:
+        """Why this attack left ``text`` as it was (``info``: what it reported), for ``info["unchanged"]``.
+
+        Asked only for a document that came back unchanged; subclasses say more (:class:`SiteAttack`:
+        no sites, or none drawn at the rate).
+        """
+        return "no edit proposed"
 
     def __call__(self, text: str) -> str:
         """Attack one document and return only the text."""
@@ -332,6 +345,15 @@ class SiteAttack(Attack):
     def _run(self, text: str) -> tuple:
         edits = self.propose(text)
         return apply_edits(text, edits), edits
+
+    def unchanged_reason(self, text: str, info: dict) -> str:
+        """``"no sites"`` (nothing this attack can change), else no site drawn at the rate, else edits
+        that left the text as it was."""
+        if not self.sites(text):
+            return "no sites"
+        if not self.propose(text):
+            return f"no site drawn at rate={self.rate:g}"
+        return "edits left the text as it was"
 
 
 class BatchAttack(Attack):

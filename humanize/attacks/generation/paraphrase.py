@@ -12,9 +12,14 @@ whitespace), one request per chunk and all documents' chunks in one ``generate``
 whitespace between chunks is kept from the original. Chat models often wrap their answer: a first line that
 announces it (``"Here is the paraphrased text:"``, ``"Sure! ..."`` ending in a colon), a
 leading label (``"Paraphrase:"``) and quotes around the whole answer (when the chunk
-itself is not quoted) are removed; nothing else is touched. A chunk whose answer is then
-empty keeps its original text, counted in ``info["kept_chunks"]``; answers cut short by the
-generator's token limit are counted in ``info["truncated_chunks"]``.
+itself is not quoted) are removed; nothing else is touched. Each answer is then classified
+(:mod:`.answers`): a chunk whose answer is empty, only an announcement (``"Here is the
+paraphrased text:"`` and nothing after it), a refusal or an echo of the prompt keeps its
+original text (``on_bad_answer="keep"``) or is asked again with another seed, at most
+``max_retries`` times (``"retry"``); kept chunks are counted in ``info["kept_chunks"]``, bad
+answers per kind in ``info["bad_answers"]``, retries in ``info["retries"]``. Answers cut short by
+the generator's token limit (the accepted or last answer of each chunk) are counted in
+``info["truncated_chunks"]``.
 """
 from __future__ import annotations
 
@@ -24,11 +29,12 @@ from typing import Any
 from numbers import Integral
 
 from humanize._validation import InstanceOf, Interval
-from humanize.generation.base import Generator, Request, chat
+from humanize.generation.base import Generator
 from humanize.models import DEFAULT_CHAT_LM
 from humanize.models.loading import NONBLANK_STR
 
-from .rewrite import GENERATOR_SPEC, RewriteAttack, add_usage, resolve_paraphraser
+from .rewrite import (ANSWER_CONSTRAINTS, GENERATOR_SPEC, Ask, RewriteAttack, add_usage, answer_counts,
+                      resolve_paraphraser)
 
 __all__ = ["Paraphrase", "Recursion", "clean_answer", "DEFAULT_INSTRUCTION"]
 
@@ -71,26 +77,33 @@ class Paraphrase(RewriteAttack):
     ``"endpoint:<model>"``, a dict with ``"backend"``, or ``"dipper"`` / a
     :class:`~humanize.generation.dipper.Dipper` (which windows the document itself,
     ``sent_interval`` sentences at a time, and ignores ``chunk_sentences`` and
-    ``instruction``). ``info``: ``chunks``, ``kept_chunks``, ``truncated_chunks`` and the usage.
+    ``instruction``). ``on_bad_answer`` (``"keep"`` or ``"retry"``) and ``max_retries``: what a chat
+    answer that is no rewrite does (module docstring). ``info``: ``chunks``, ``kept_chunks``,
+    ``truncated_chunks``, ``bad_answers``, ``retries`` and the usage.
     The default is :data:`~humanize.models.DEFAULT_CHAT_LM` (Qwen2.5-Coder-0.5B-Instruct), not
     SmolLM2-135M, the default detectors' and perplexity's scoring model (issue #19 §4);
     ``paraphraser="smollm2-135m-instruct"`` is the default before it.
     """
 
     name = "paraphrase"
-    version = "2"  # 2: the default paraphraser is DEFAULT_CHAT_LM (was SmolLM2-135M)
+    # 2: the default paraphraser is DEFAULT_CHAT_LM (was SmolLM2-135M); 3: answers that are no rewrite
+    # (an announcement alone, a refusal, an echo of the prompt) keep their chunk
+    version = "3"
     _parameter_constraints = {
         "paraphraser": GENERATOR_SPEC,
         "chunk_sentences": [Interval(Integral, 1, None)],
         "instruction": [NONBLANK_STR],
+        **ANSWER_CONSTRAINTS,
     }
 
     def __init__(self, paraphraser: Any = DEFAULT_CHAT_LM, seed: int = 0, chunk_sentences: int = 3,
-                 instruction: str = DEFAULT_INSTRUCTION):
+                 instruction: str = DEFAULT_INSTRUCTION, on_bad_answer: str = "keep", max_retries: int = 2):
         self.paraphraser = paraphraser
         self.seed = seed
         self.chunk_sentences = chunk_sentences
         self.instruction = instruction
+        self.on_bad_answer = on_bad_answer
+        self.max_retries = max_retries
         self._validate()
 
     def generator(self) -> Generator:
@@ -126,21 +139,22 @@ class Paraphrase(RewriteAttack):
 
         fits = (lambda s: len(s) <= MAX_CHUNK_CHARS)
         plans = [sentence_groups(t, self.chunk_sentences, fits) for t in texts]
-        reqs = [Request(chat(f"{self.instruction}\n\n{t[a:b]}"), self._seed(t, k, step))
+        asks = [Ask(t[a:b], f"{self.instruction}\n\n{t[a:b]}",
+                    (lambda attempt, t=t, k=k: self.request_seed(t, (step << 32) | k, attempt)))
                 for t, plan in zip(texts, plans) for k, (a, b) in enumerate(plan)]
-        gens = gen.generate(reqs) if reqs else []
+        answered = self.ask_chunks(gen, asks, clean_answer) if asks else []
         out, pos = [], 0
         for t, plan in zip(texts, plans):
-            mine = gens[pos:pos + len(plan)]
+            mine = answered[pos:pos + len(plan)]
             pos += len(plan)
-            parts, at, kept = [], 0, 0
-            for (a, b), g in zip(plan, mine):
-                new = clean_answer(g.text, t[a:b])
-                kept += not new
-                parts += [t[at:a], new or t[a:b]]
+            parts, at = [], 0
+            for (a, b), ans in zip(plan, mine):
+                parts += [t[at:a], t[a:b] if ans.text is None else ans.text]
                 at = b
             parts.append(t[at:])
-            out.append(("".join(parts), add_usage(_counts(len(plan), kept, mine), mine)))
+            info = _counts(len(plan), 0, [ans.generations[-1] for ans in mine])
+            info.update(answer_counts(mine))
+            out.append(("".join(parts), add_usage(info, [g for ans in mine for g in ans.generations])))
         return out
 
 
@@ -154,6 +168,7 @@ class Recursion(RewriteAttack):
     """
 
     name = "recursion"
+    version = "2"  # 2: its Paraphrase steps keep the chunks whose answers are no rewrite (Paraphrase 3)
     _parameter_constraints = {
         "paraphraser": [InstanceOf(Paraphrase, name="a Paraphrase attack"), *GENERATOR_SPEC],
         "depth": [Interval(Integral, 1, None)],
@@ -193,8 +208,19 @@ class Recursion(RewriteAttack):
             for i, (new, info) in zip(todo, done):
                 current[i] = new
                 infos[i]["steps"].append({"chars": len(new), **{k: v for k, v in info.items()
-                                                                if k.startswith("llm_") or k.endswith("chunks")}})
+                                                                if k.startswith("llm_") or k.endswith("chunks")
+                                                                or k in ("bad_answers", "retries")}})
         for info in infos:
             for key in ("llm_queries", "llm_tokens_in", "llm_tokens_out"):
                 info[key] = sum(s.get(key, 0) for s in info["steps"])
         return list(zip(current, infos))
+
+    def unchanged_reason(self, text: str, info: dict) -> str:
+        steps = info.get("steps") or []
+        if steps and all(s.get("bad_answers") and s.get("kept_chunks", 0) >= s.get("chunks", 1) for s in steps):
+            bad: dict = {}
+            for s in steps:
+                for k, n in s["bad_answers"].items():
+                    bad[k] = bad.get(k, 0) + n
+            return f"every answer rejected ({', '.join(f'{k}: {n}' for k, n in sorted(bad.items()))})"
+        return super().unchanged_reason(text, info)

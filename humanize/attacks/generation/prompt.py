@@ -20,6 +20,11 @@ Chunking: a small local model cannot rewrite a long document in one go, so with
 :class:`~humanize.generation.local.LocalChat`) gets runs of ``LOCAL_CHUNK_SENTENCES`` (3)
 sentences, any other back end (an endpoint) the whole document. Text between chunks is kept.
 All chunks of all documents go to the generator in one ``generate`` call.
+
+Answers: :func:`parse_answer` takes the new text out of an answer; an answer that is no
+rewrite (empty, an announcement alone, a refusal, an echo of the prompt: :mod:`.answers`)
+keeps its chunk (``on_bad_answer="keep"``) or is asked again with another seed, at most
+``max_retries`` times (``"retry"``); ``info``: ``kept_chunks``, ``bad_answers`` (per kind), ``retries``.
 """
 from __future__ import annotations
 
@@ -33,7 +38,8 @@ from humanize.models import DEFAULT_CHAT_LM
 
 from .._text import sentence_spans
 from ..base import document_random
-from .rewrite import GENERATOR_SPEC, RewriteAttack, add_usage, resolve_paraphraser
+from .rewrite import ANSWER_CONSTRAINTS, GENERATOR_SPEC, Ask, RewriteAttack, add_usage, answer_counts, \
+    resolve_paraphraser
 
 __all__ = ["Prompt", "QPAPrompt", "GUIDANCE", "LOCAL_CHUNK_SENTENCES", "parse_answer"]
 
@@ -130,24 +136,31 @@ class Prompt(RewriteAttack):
     qpa : add TH-Bench's quality-preserving instruction (App. G)
     chunk_sentences : sentences per request; None = 3 for a local model, the whole document otherwise
     seed : drives the guidance draw and the sampling seeds (per document and chunk)
+    on_bad_answer : ``"keep"`` (a chunk whose answer is no rewrite stays as it was) or ``"retry"``
+        (ask again with the next attempt's seed, at most ``max_retries`` times, then keep it)
     """
 
     name = "prompt"
-    version = "2"  # 2: llm defaults to DEFAULT_CHAT_LM (was SmolLM2-135M)
+    # 2: llm defaults to DEFAULT_CHAT_LM (was SmolLM2-135M); 3: answers that are no rewrite keep their chunk
+    version = "3"
     _parameter_constraints = {
         "llm": GENERATOR_SPEC,
         "guidance": ["str", SequenceOf("str", nonempty=True)],
         "qpa": ["boolean"],
         "chunk_sentences": [Interval(Integral, 1, None), None],
+        **ANSWER_CONSTRAINTS,
     }
 
     def __init__(self, llm: Any = DEFAULT_CHAT_LM, guidance: Union[str, Sequence[str]] = "paraphrase",
-                 qpa: bool = False, chunk_sentences: Optional[int] = None, seed: int = 0):
+                 qpa: bool = False, chunk_sentences: Optional[int] = None, seed: int = 0,
+                 on_bad_answer: str = "keep", max_retries: int = 2):
         self.llm = llm
         self.guidance = guidance
         self.qpa = qpa
         self.chunk_sentences = chunk_sentences
         self.seed = seed
+        self.on_bad_answer = on_bad_answer
+        self.max_retries = max_retries
         self._validate()
 
     # -- parameters -----------------------------------------------------------------
@@ -229,36 +242,30 @@ class Prompt(RewriteAttack):
 
     # -- running --------------------------------------------------------------------
     def rewrite(self, texts: list[str]) -> list[tuple[str, dict]]:
-        from humanize.generation import Request, chat
-
         gen = self.generator()
         size = self.chunk_size()
-        plans, requests = [], []
+        plans, asks = [], []
         for text in texts:
             guidance = self.document_guidance(text)
             spans = self.chunks(text, size)
             plans.append((guidance, spans))
-            requests.extend(Request(chat(self.build_prompt(text[a:b], guidance)), seed=self.request_seed(text, j))
-                            for j, (a, b) in enumerate(spans))
-        generations = gen.generate(requests) if requests else []
-        if len(generations) != len(requests):
-            raise RuntimeError(f"{type(gen).__name__} returned {len(generations)} generations "
-                               f"for {len(requests)} requests")
+            asks.extend(Ask(text[a:b], self.build_prompt(text[a:b], guidance),
+                            (lambda attempt, text=text, j=j: self.request_seed(text, j, attempt)))
+                        for j, (a, b) in enumerate(spans))
+        answered = self.ask_chunks(gen, asks, parse_answer) if asks else []
         out, k = [], 0
         for text, (guidance, spans) in zip(texts, plans):
-            mine = generations[k:k + len(spans)]
+            mine = answered[k:k + len(spans)]
             k += len(spans)
-            pieces, pos, kept, truncated = [], 0, 0, 0
-            for (a, b), g in zip(spans, mine):
-                new = parse_answer(g.text, text[a:b])
-                if not new:
-                    new, kept = text[a:b], kept + 1
-                truncated += g.finish_reason == "length"
-                pieces += [text[pos:a], new]
+            pieces, pos = [], 0
+            for (a, b), ans in zip(spans, mine):
+                pieces += [text[pos:a], text[a:b] if ans.text is None else ans.text]
                 pos = b
             pieces.append(text[pos:])
-            info = {"guidance": guidance, "chunks": len(spans), "kept_chunks": kept, "truncated_chunks": truncated}
-            out.append(("".join(pieces), add_usage(info, mine)))
+            info = {"guidance": guidance, "chunks": len(spans),
+                    "truncated_chunks": sum(ans.generations[-1].finish_reason == "length" for ans in mine)}
+            info.update(answer_counts(mine))
+            out.append(("".join(pieces), add_usage(info, [g for ans in mine for g in ans.generations])))
         return out
 
 
@@ -268,5 +275,7 @@ class QPAPrompt(Prompt):
     name = "qpa_prompt"
 
     def __init__(self, llm: Any = DEFAULT_CHAT_LM, guidance: Union[str, Sequence[str]] = "paraphrase",
-                 qpa: bool = True, chunk_sentences: Optional[int] = None, seed: int = 0):
-        super().__init__(llm=llm, guidance=guidance, qpa=qpa, chunk_sentences=chunk_sentences, seed=seed)
+                 qpa: bool = True, chunk_sentences: Optional[int] = None, seed: int = 0,
+                 on_bad_answer: str = "keep", max_retries: int = 2):
+        super().__init__(llm=llm, guidance=guidance, qpa=qpa, chunk_sentences=chunk_sentences, seed=seed,
+                         on_bad_answer=on_bad_answer, max_retries=max_retries)

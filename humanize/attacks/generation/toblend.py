@@ -82,7 +82,8 @@ class TOBLEND(RewriteAttack):
     ``prefix_joins``,
     ``models_resolved``; with QPA also ``qpa_steps``, ``qpa_candidates``, ``qpa_kept``,
     ``qpa_fallbacks``, ``qpa_min_chosen_similarity``, ``qpa_scorer``, ``qpa_encoder``.
-    Documents of at most ``prefix_words`` words come back unchanged (``info["skipped"]``).
+    Documents of at most ``prefix_words`` words come back unchanged, saying so in
+    ``info["unchanged"]`` (and ``info["skipped"]``), as does a blend that ended before its first token.
     """
 
     name = "toblend"
@@ -151,7 +152,8 @@ class TOBLEND(RewriteAttack):
         for text in texts:
             words = list(_WORD.finditer(text))
             if len(words) <= self.prefix_words:
-                out.append((text, {"skipped": f"short: {len(words)} words <= prefix_words={self.prefix_words}",
+                short = f"short: {len(words)} words <= prefix_words={self.prefix_words}"
+                out.append((text, {"skipped": short, "unchanged": f"{short} (the prompt is the whole text)",
                                    "llm_queries": 0, "llm_tokens_in": 0, "llm_tokens_out": 0}))
                 continue
             lms = lms or self._load()
@@ -160,6 +162,9 @@ class TOBLEND(RewriteAttack):
                    api_tokens_out=info["llm_tokens_out"])
             out.append((new, info))
         return out
+
+    def unchanged_reason(self, text: str, info: dict) -> str:
+        return f"the blend gave back the original text (stopped: {info.get('stopped')})"
 
     def _blend(self, original: str, words: list, lms: list) -> tuple[str, dict]:
         from humanize.models.text import model_input

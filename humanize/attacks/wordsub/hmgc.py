@@ -8,6 +8,16 @@ that order, each to the candidate that lowers the surrogate's score most on the
 current text (kept only when it lowers it), under at most 40% of the words
 changed and sentence similarity >= 0.85 (HMGC: 0.75), until the surrogate calls the text
 human (score < ``threshold``): :class:`~.search.DetectorGreedy`.
+
+The threshold (``threshold="auto"``, the default): a learnable surrogate's scores are its
+probability of "machine", and HMGC stops at its decision, 0.5. A zero-shot surrogate's scores
+have no fixed scale (log-likelihoods are negative, so 0.5 would stop every document before
+its first query); its threshold is calibrated on the human texts of ``train`` (the training
+set HMGC gets anyway) as the score at a false-positive rate of :data:`CALIBRATION_FPR` (5%):
+their 95th percentile (numpy's ``"higher"`` quantile, an observed score). That is the
+operating point of RAID's accuracy at FPR 5% (Dugan et al. 2024, Section 5.2), where the
+report's attack success rate is measured, so "the surrogate calls it human" means what it
+means in the report. A number sets the threshold as given; None never stops early.
 """
 from __future__ import annotations
 
@@ -15,6 +25,8 @@ from typing import Any
 
 
 from numbers import Integral, Real
+
+import numpy as np
 
 from humanize._validation import Interval
 from humanize.models import DEFAULT_RANKING_LM
@@ -24,9 +36,26 @@ from .importance import _METHODS, SurrogateImportance
 from .presets import DEFAULT_ALLOWED_SWAPS, SYNONYM_CONSTRAINTS, SYNONYM_MIN_SIMILARITY, synonym_parts
 from .targets import THRESHOLD
 from humanize._validation import Options
+from humanize.exceptions import InvalidParameterError
 from .search import DetectorGreedy
+from .unchanged import wordsub_unchanged_reason
 
-__all__ = ["HMGC"]
+__all__ = ["HMGC", "CALIBRATION_FPR", "calibrated_threshold"]
+
+#: The false-positive rate on the human training texts at which a zero-shot surrogate's threshold is set.
+CALIBRATION_FPR = 0.05
+#: A learnable surrogate's threshold: its decision on the probability of "machine" (HMGC's).
+PROBABILITY_THRESHOLD = 0.5
+
+
+def calibrated_threshold(scores, fpr: float = CALIBRATION_FPR) -> float:
+    """The score at false-positive rate ``fpr`` on human texts' ``scores``: their ``1 - fpr`` quantile
+    (an observed score, numpy's ``"higher"`` method); NaN scores are left out."""
+    arr = np.asarray(scores, dtype=float)
+    arr = arr[np.isfinite(arr)]
+    if arr.size == 0:
+        raise ValueError("HMGC: no finite surrogate score on the human training texts to calibrate the threshold on")
+    return float(np.quantile(arr, 1.0 - fpr, method="higher"))
 
 #: HMGC's per-sentence MiniLM cosine floor here (measured on the demo: ``benchmarks/bench_validity.py``)
 HMGC_MIN_SIMILARITY = SYNONYM_MIN_SIMILARITY
@@ -57,7 +86,9 @@ class HMGC(EnginePreset):
     - ``max_share`` (0.4) of the words may change; each changed sentence keeps a
       MiniLM cosine >= ``min_similarity`` (0.85 here; HMGC: 0.75 with USE over a 50-word
       window) with the original, and an entailment >= ``min_entailment`` when set; the search
-      stops when the surrogate's score < ``threshold`` or after ``max_queries``
+      stops when the surrogate's score < ``threshold`` (``"auto"``: 0.5 for a learnable
+      surrogate, calibrated at FPR 5% on ``train``'s human texts for a zero-shot one, the module
+      docstring; ``info["surrogate_threshold"]``) or after ``max_queries``
       surrogate queries (search only); words are tried in importance order until
       ``rate`` x eligible words (1.0: all, capped by ``max_share``) have changed.
 
@@ -73,11 +104,11 @@ class HMGC(EnginePreset):
     """
 
     name = "hmgc"
-    version = "2"
+    version = "3"  # 3: threshold "auto" (a zero-shot surrogate's is calibrated; was 0.5 for every surrogate)
     _model_params = ("lm", "mlm", "nli_model")
     _parameter_constraints = {
         **SYNONYM_CONSTRAINTS,
-        "threshold": THRESHOLD,  # stop when the surrogate's score is below it
+        "threshold": [*THRESHOLD, Options(str, {"auto"})],  # stop when the surrogate's score is below it
         "weight": [Interval(Real, 0, 1)],
         "importance": [Options(str, _METHODS)],
         "min_cosine": [Interval(Real, -1, 1), None],
@@ -85,7 +116,8 @@ class HMGC(EnginePreset):
     }
 
     def __init__(self, rate: float = 1.0, seed: int = 0, surrogate: Any = "tfidf_lr", train: Any = "demo",
-                 threshold: Any = 0.5, max_share: Any = 0.4, min_similarity: Any = HMGC_MIN_SIMILARITY, weight: float = 0.8,
+                 threshold: Any = "auto", max_share: Any = 0.4, min_similarity: Any = HMGC_MIN_SIMILARITY,
+                 weight: float = 0.8,
                  importance: str = "auto", mlm: Any = None, lm: Any = DEFAULT_RANKING_LM,
                  vectors: Any = "glove-6b-50d", neighbours: int = 10, min_cosine: Any = 0.5, pos: bool = True,
                  top_k: int = 50, min_mlm_prob: float = 0.0005, max_queries: Any = None, device: Any = None,
@@ -122,12 +154,58 @@ class HMGC(EnginePreset):
 
         check_detector_spec("HMGC", "surrogate", self.surrogate)
         check_train_spec("HMGC", self.train)
+        if self.threshold == "auto" and self.train is None and not self._learnable():
+            raise InvalidParameterError("HMGC: threshold='auto' calibrates a zero-shot surrogate on the human texts "
+                                        "of train, which is None: pass train= a dataset name or (texts, labels), "
+                                        "or a number as threshold")
+
+    def _learnable(self) -> bool:
+        from .targets import build_detector
+
+        return bool(build_detector(self.surrogate, "HMGC", "surrogate").learnable)  # cheap: nothing loads
+
+    def surrogate_threshold(self) -> Any:
+        """The threshold the search stops below: ``threshold`` as given, or the ``"auto"`` rule (module
+        docstring). Calibrating scores ``train``'s human texts with the surrogate once per parameters."""
+        if self.threshold != "auto":
+            return self.threshold
+        built = self._build()
+        hit = self.__dict__.get("_threshold")
+        if hit is not None and hit[0] is built:
+            return hit[1]
+        if self._learnable():
+            value = PROBABILITY_THRESHOLD
+        else:
+            from .targets import training_set
+
+            texts, labels = training_set(self.train, int(self.seed), "HMGC")
+            human = [t for t, lab in zip(texts, labels) if lab in ("human", 0)]
+            if not human:
+                raise ValueError("HMGC: train has no human texts to calibrate the zero-shot surrogate's threshold on")
+            value = calibrated_threshold(built.search.target().score(human))
+        self.__dict__["_threshold"] = (built, value)
+        return value
+
+    def _run(self, text: str):
+        threshold = self.surrogate_threshold()
+        built = self._build()
+        if built.search.stop_below != threshold:
+            # set in place, not through the parts' __setattr__, which would drop the surrogate they hold
+            built.search.__dict__["stop_below"] = threshold
+            built.ranker.__dict__["skip_below"] = threshold
+        new, edits, info = super()._run(text)
+        info["surrogate_threshold"] = threshold
+        return new, edits, info
+
+    def unchanged_reason(self, text: str, info: dict) -> str:
+        return wordsub_unchanged_reason(info)
 
     def assemble(self) -> WordSubstitution:
         gens, cons, scorer = synonym_parts(self, cosine_optional=True)  # Synonym's candidates and filters
+        threshold = None if self.threshold == "auto" else self.threshold  # "auto": set at the first document
         ranker = SurrogateImportance(self.surrogate, self.train, weight=self.weight, method=self.importance,
-                                     lm=self.lm, seed=self.seed, device=self.device, skip_below=self.threshold)
-        search = DetectorGreedy(self.surrogate, self.train, stop_below=self.threshold,
+                                     lm=self.lm, seed=self.seed, device=self.device, skip_below=threshold)
+        search = DetectorGreedy(self.surrogate, self.train, stop_below=threshold,
                                 max_queries=self.max_queries, seed=self.seed)
         return WordSubstitution(gens, cons, scorer, search, rate=self.rate, seed=self.seed, ranker=ranker,
                                 offer="all")  # every ranked word may be tried; k caps the kept swaps

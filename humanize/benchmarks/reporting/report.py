@@ -8,7 +8,8 @@ and the reached / underpowered flags (the same columns in Markdown, CSV and JSON
 * AUROC per attack x detector (TH-Bench Table 1);
 * attack success rate per attack x detector at each FPR;
 * quality per attack (TH-Bench Table 2);
-* cost per attack, and per input-length bucket (TH-Bench Figures 14-15);
+* cost per attack, and per input-length bucket (TH-Bench Figures 14-15), with the documents
+  each attack left unchanged (column ``unchanged``; table ``unchanged``: how many, by reason);
 * warnings: attack models that a detector or the perplexity meter also scores with
   (:mod:`.model_sharing`), when the run has any;
 * with defenses (issue #12 §3): per attack, each detector's figure without and with
@@ -256,11 +257,22 @@ def cost_table(cost: pd.DataFrame) -> pd.DataFrame:
         "peak_gpu_mb": g["peak_gpu_mb"].max(),
         "edits_per_doc": g["n_edits"].mean(),
     })
+    if "unchanged" in cost.columns:  # documents the attack gave back as they were (the reasons: unchanged_table)
+        table["unchanged"] = g["unchanged"].apply(lambda v: int(v.notna().sum()))
     for col, name in (("queries", "queries_per_doc"), ("detector_queries", "detector_queries_per_doc"),
                       ("llm_tokens_in", "llm_tokens_in_per_doc"), ("llm_tokens_out", "llm_tokens_out_per_doc")):
         if col in cost.columns and pd.to_numeric(cost[col], errors="coerce").fillna(0).any():
             table[name] = g[col].apply(lambda v: pd.to_numeric(v, errors="coerce").mean())
     return table
+
+
+def unchanged_table(cost: pd.DataFrame) -> pd.DataFrame:
+    """Documents each attack left unchanged, by reason (its ``info["unchanged"]``): attack, reason, docs."""
+    if "unchanged" not in cost.columns:
+        return pd.DataFrame(columns=["attack", "reason", "docs"])
+    left = cost[cost["unchanged"].notna()]
+    table = left.groupby(["attack", "unchanged"], sort=True).size().rename("docs").reset_index()
+    return table.rename(columns={"unchanged": "reason"})
 
 
 def cost_by_length(cost: pd.DataFrame, length_column: str | None = None) -> pd.DataFrame:
@@ -338,6 +350,14 @@ def build_report(tables: dict[str, pd.DataFrame], fpr=None) -> dict[str, pd.Data
     if "cost" in tables and not tables["cost"].empty:
         out["cost"] = cost_table(tables["cost"])
         out["cost_by_length"] = cost_by_length(tables["cost"])
+        unchanged = unchanged_table(tables["cost"])
+        if not unchanged.empty:
+            out["unchanged"] = unchanged
+            out["unchanged"].attrs["note"] = (
+                "Documents left unchanged, by reason: an attack that cannot change a text (no sites, a text shorter "
+                "than TOBLEND's prompt, every rewriter answer rejected, a surrogate that already calls it human) is "
+                "not an attack that failed to fool the detector. `not recorded`: outputs cached before attacks "
+                "said why.")
     if "warnings" in tables and not tables["warnings"].empty:
         out["warnings"] = tables["warnings"].copy()
         out["warnings"].attrs["note"] = ("Attack models that a detector or the perplexity meter also scores with: "

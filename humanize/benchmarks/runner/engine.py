@@ -41,7 +41,7 @@ from ..data import load_dataset
 from ..data.split import group_split
 from .executors import Failure, get_executor
 from .run_tables import (CLEAN, COST_COLUMNS, INFO_COUNTS, cost_rows, evaluate_defenses, failure_rows,
-                         mixed_machines, score_rows)
+                         mixed_machines, score_rows, unchanged_reason)
 from .stages import StageWork, batch_keys, missing_batches, run_stage, run_stages
 from .store import ResultsStore, text_hash
 
@@ -184,6 +184,8 @@ def _attack_frame(machine: pd.DataFrame, spec, label: str, attack, key: str, sta
     # prompt / completion tokens of the generator calls a rewriting attack made (0 for the others)
     for col in INFO_COUNTS[1:]:
         columns[col] = [int(i.get(col, 0) or 0) for i in infos]
+    # why a document came back unchanged (the attack's info["unchanged"]; None when it changed)
+    columns["unchanged"] = [unchanged_reason(i, o, t) for i, o, t in zip(infos, columns["original"], texts)]
     frame = pd.DataFrame(columns, index=done.index)
     frame["attack"] = label
     frame["attack_name"] = spec.name

@@ -51,11 +51,23 @@ def evaluate_defenses(score_table: pd.DataFrame, config) -> pd.DataFrame:
     return pd.concat(out, ignore_index=True)
 
 
+#: The reason of an unchanged output whose stored info has none (an output cached before attacks reported it).
+NOT_RECORDED = "not recorded"
+
+
+def unchanged_reason(info: dict, original: str, text: str):
+    """Why an attack output is its input (``info["unchanged"]``, else :data:`NOT_RECORDED`); None when it changed."""
+    if text != original:
+        return None
+    reason = info.get("unchanged")
+    return reason if isinstance(reason, str) and reason else NOT_RECORDED
+
+
 def cost_rows(outputs: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """Per attack output: its measured (or cached) cost, counts and input size."""
     if not outputs:
         return pd.DataFrame()
-    cols = ["attack", "id", "rate", *COST_COLUMNS, *INFO_COUNTS, "n_edits", "cost_source", "machine"]
+    cols = ["attack", "id", "rate", *COST_COLUMNS, *INFO_COUNTS, "n_edits", "unchanged", "cost_source", "machine"]
     table = pd.concat([f[[*cols, "input_hash", "original"]] for f in outputs.values()], ignore_index=True)
     # every attack of a run has the same inputs: measure each input once
     inputs = table.drop_duplicates("input_hash").set_index("input_hash")["original"]

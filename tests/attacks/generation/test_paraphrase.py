@@ -151,7 +151,8 @@ def test_paraphrase_with_dipper(tiny_dipper):
     results = attack.batch(docs)
     for r in results:
         assert apply_edits(r.original, r.edits) == r.text
-    assert results[1].text == "" and results[2].text == " \n " and results[1].info == {"skipped": "blank"}
+    assert results[1].text == "" and results[2].text == " \n "
+    assert results[1].info == {"skipped": "blank", "unchanged": "blank document"}
     assert results[0].info["chunks"] == 3 and results[0].info["llm_queries"] == 3
     assert results[0].info["llm_tokens_in"] > 0 and "kept_chunks" in results[0].info
     assert results[0].text != SEVEN

@@ -96,7 +96,9 @@ def test_empty_answers_keep_the_chunk_and_blank_docs_skip_the_model():
     gen = Scripted(["", "Sure!"])
     rs = Prompt(llm=gen, chunk_sentences=2).batch(["", "  \n", DOCS[0] + " " + DOCS[1]])
     assert [r.text for r in rs] == ["", "  \n", DOCS[0] + " " + DOCS[1]]
-    assert rs[2].info["kept_chunks"] == 2 and rs[0].info == {"skipped": "blank"} and rs[2].edits == []
+    assert rs[2].info["kept_chunks"] == 2 and rs[2].edits == []
+    assert rs[0].info == {"skipped": "blank", "unchanged": "blank document"}
+    assert rs[2].info["bad_answers"] == {"empty": 2} and rs[2].info["unchanged"] == "every answer rejected (empty: 2)"
     assert len(gen.seen) == 1 and len(gen.seen[0]) == 2
 
 

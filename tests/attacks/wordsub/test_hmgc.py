@@ -260,7 +260,7 @@ def test_zero_shot_surrogate_is_used_unfitted(smollm, targets):
 @pytest.mark.parametrize("kwargs, exc, match", [
     ({"surrogate": "no_such_detector"}, ValueError, "^HMGC: surrogate: unknown detector 'no_such_detector'"),
     ({"surrogate": 3}, TypeError, "surrogate must be"),
-    ({"threshold": "0.5"}, TypeError, r"^HMGC: threshold must be a number or None, got '0.5' \(str\)$"),
+    ({"threshold": "0.5"}, TypeError, r"^HMGC: threshold must be a number or one of 'auto' or None, got '0.5' \(str\)$"),
     ({"threshold": True}, TypeError, r"^HMGC: threshold must be .*, got True \(bool\)$"),
     ({"train": 5}, TypeError, "train must be"),
     ({"importance": "saliency"}, ValueError, "^HMGC: importance must be one of 'auto', 'gradient', 'deletion', got 'saliency'"),
