@@ -101,7 +101,7 @@ def test_ctrl_c_commits_what_was_computed_and_a_rerun_resumes(tmp_path, capsys, 
     monkeypatch.setenv("STOPPER_LOG", str(log))
     monkeypatch.setenv("INTERRUPT_AT", "3")
     argv = ["run", "--plugin", str(tmp_path / "stopping.py"), "--detector", "stopping:Stopper", "--attack",
-            "upper_lower", "--n", "20", "--batch-size", "1", "--no-quality", "--quiet", "--db", str(db)]
+            "upper_lower", "--n", "12", "--batch-size", "1", "--no-quality", "--quiet", "--db", str(db)]
     assert main(argv) == INTERRUPTED
     _one_line_error(capsys, "interrupted", "rerun")
     first = [int(x) for x in log.read_text().split()]
@@ -233,14 +233,33 @@ def test_progress_counts_documents_with_rate_and_eta(monkeypatch):
     assert "{remaining}" in bar.kwargs["bar_format"] and "{rate_fmt}" in bar.kwargs["bar_format"]
 
 
-def test_attack_json_carries_the_attacks_info(capsys):
-    assert main(["attack", "homoglyph:rate=1.0", "Hello", "--json"]) == 0
-    data = json.loads(capsys.readouterr().out)
-    assert isinstance(data["info"], dict)
-    from humanize import attacks
+REPORTING = '''
+"""An attack that reports what it did in its info, as the model-based attacks do."""
+import numpy as np
 
-    assert data["info"] == json.loads(json.dumps(attacks.get("homoglyph", rate=1.0, seed=0).apply("Hello").info,
-                                                 default=repr))
+from humanize.attacks import Attack
+
+
+class Reporting(Attack):
+    """Leaves the text as it is and says why."""
+
+    name = "reporting"
+    needs_model = False
+
+    def __init__(self, seed: int = 0):
+        self.seed = seed
+
+    def _run(self, text):
+        return text, [], {"queries": 3, "scores": [np.float32(0.75), 0.25], "unchanged": "no site to edit"}
+'''
+
+
+def test_attack_json_carries_the_attacks_info(tmp_path, capsys):
+    (tmp_path / "reporting.py").write_text(textwrap.dedent(REPORTING), encoding="utf-8")
+    assert main(["attack", "reporting:Reporting", "Hello", "--json", "--plugin", str(tmp_path / "reporting.py")]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["text"] == "Hello" and data["edits"] == []
+    assert data["info"] == {"queries": 3, "scores": [0.75, 0.25], "unchanged": "no site to edit"}
 
 
 # -- an unreachable hub, the import-name clash -----------------------------------------------------
