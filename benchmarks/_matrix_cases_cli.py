@@ -36,10 +36,11 @@ TINY = ["run", "--dataset", "demo", "--n", "8", "--attack", "homoglyph", "--dete
 
 
 def cli_cases(add) -> None:
+    exit_status_cases(add)
     def case(label, argv, expect, names=(), oracle=None, stdin=b"", timeout=90, quick=False):
         def call(ctx):
             args = argv(ctx) if callable(argv) else argv
-            return cli(ctx, args, stdin=stdin, timeout=timeout - 15)
+            return _exit_checked(cli(ctx, args, stdin=stdin, timeout=timeout - 15), expect)
         add(Case("cli", f"humanize-bench {label}", call, expect, names, oracle=oracle, group="cli", timeout=timeout,
                  quick=quick))
 
@@ -156,3 +157,108 @@ def cli_cases(add) -> None:
     case("tour --n 100000", ["tour", "--n", "100000", "--attacks", "homoglyph"], "either", ("n", "900"))
     case("demo --n 0", lambda ctx: ["demo", "--n", "0", "--out", os.path.dirname(ctx.path("demo"))], "error", ("n",))
     case("demo --n 1", lambda ctx: ["demo", "--n", "1", "--out", os.path.dirname(ctx.path("demo"))], "error", ("n",))
+
+
+# -- issue #22: exit statuses, --version, runs, --force, a full disk, silent overrides -------------
+
+class WrongExitStatus(RuntimeError):
+    """A user error that exited with another status than 2 (1 is for internal errors only)."""
+
+
+def _exit_checked(res: CliResult, expect: str) -> CliResult:
+    if (expect != "result" and res.rc not in (None, 0, 2) and res.rc > 0
+            and "Traceback (most recent call last)" not in res.stderr):
+        tail = res.stderr.strip().splitlines()[-1] if res.stderr.strip() else ""
+        raise WrongExitStatus(f"exit status {res.rc} for a user error (expected 2): {tail}")
+    return res
+
+
+def full_disk(ctx) -> str:
+    """A folder on a tmpfs with a few KiB left (root only; Skip elsewhere)."""
+    def make():
+        mnt = os.path.join(ctx.tmp, f"full_{os.getpid()}")
+        os.makedirs(mnt, exist_ok=True)
+        if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mnt], capture_output=True).returncode:
+            return None
+        with open(ctx.mounts_file, "a") as fh:
+            fh.write(mnt + "\n")
+        st = os.statvfs(mnt)
+        with open(os.path.join(mnt, "filler"), "wb") as fh:
+            fh.write(b"\0" * max(st.f_bavail * st.f_frsize - 48 * 1024, 0))
+        return mnt
+    path = ctx.get("full", make)
+    if path is None:
+        from _matrix_core import Skip
+
+        raise Skip("cannot mount a tmpfs here (needs root)")
+    return path
+
+
+def other_runs_folder(ctx, name: str) -> str:
+    """An output folder whose marker names another run."""
+    path = ctx.path(name)
+    os.makedirs(path)
+    with open(os.path.join(path, ".humanize-run"), "w", encoding="utf-8") as fh:
+        fh.write("0123456789abcdef\n")
+    return path
+
+
+def exit_status_cases(add) -> None:
+    def case(label, argv, expect, names=(), oracle=None, timeout=90, quick=False):
+        def call(ctx):
+            args = argv(ctx) if callable(argv) else argv
+            return _exit_checked(cli(ctx, args, timeout=timeout - 15), expect)
+        add(Case("cli", f"humanize-bench {label}", call, expect, names, oracle=oracle, group="cli", timeout=timeout,
+                 quick=quick))
+
+    def out_has(text):
+        return lambda r, w: None if text in r.stdout else f"stdout lacks {text!r}"
+
+    def missing(ctx):
+        return os.path.join(ctx.tmp, "missing-matrix.sqlite")
+
+    case("--version", ["--version"], "result", oracle=out_has("0.1"), quick=True)
+    case("report --db <missing> (exit 2)", lambda ctx: ["report", "--db", missing(ctx)], "error",
+         ("missing-matrix.sqlite",), quick=True)
+    case("plot --db <missing> (exit 2)", lambda ctx: ["plot", "--db", missing(ctx)], "error",
+         ("missing-matrix.sqlite",))
+    case("card --db <missing> (exit 2)", lambda ctx: ["card", "--db", missing(ctx)], "error",
+         ("missing-matrix.sqlite",))
+    case("export --db <missing> (exit 2)", lambda ctx: ["export", "--db", missing(ctx)], "error",
+         ("missing-matrix.sqlite",))
+    case("ars --db <missing> (exit 2)", lambda ctx: ["ars", "--db", missing(ctx)], "error",
+         ("missing-matrix.sqlite",))
+    case("audit nope (exit 2)", ["audit", "nope"], "error", ("nope",))
+    case("attack nope x (exit 2)", ["attack", "nope", "x"], "error", ("nope",), quick=True)
+    case("tour --attacks nope (exit 2)", ["tour", "--attacks", "nope"], "error", ("nope",))
+    case("demo --defense nope (exit 2)", lambda ctx: ["demo", "--n", "4", "--quiet", "--defense", "nope", "--out",
+                                                      ctx.path("demo")], "error", ("nope",))
+    case("list attacks --plugin <missing> (exit 2)", lambda ctx: ["list", "attacks", "--plugin",
+                                                                 os.path.join(ctx.tmp, "missing_plugin.py")],
+         "error", ("missing_plugin",))
+    case("run --attack nope (exit 2)", lambda ctx: TINY + ["--db", ctx.path("x.sqlite"), "--attack", "nope"], "error",
+         ("nope",))
+    seen: dict = {}
+
+    def runs_argv(ctx):
+        path, result, _ = finished(ctx)
+        seen["run_id"] = result.run_id
+        return ["runs", "--db", path]
+
+    case("runs --db <finished>", runs_argv, "result",
+         oracle=lambda r, w: None if seen.get("run_id", "?") in r.stdout and "demo" in r.stdout
+         else f"stdout lacks the run id {seen.get('run_id')} or its dataset")
+    case("runs --db <missing>", lambda ctx: ["runs", "--db", missing(ctx)], "error", ("no results database",))
+    case("card --out <another run's folder>", lambda ctx: ["card", "--db", finished(ctx)[0], "--out",
+                                                           other_runs_folder(ctx, "cards")], "error", ("--force",))
+    case("export --out <another run's folder>", lambda ctx: ["export", "--db", finished(ctx)[0], "--out",
+                                                             other_runs_folder(ctx, "export")], "error", ("--force",))
+    case("card --out <another run's folder> --force",
+         lambda ctx: ["card", "--db", finished(ctx)[0], "--out", other_runs_folder(ctx, "cards"), "--force"],
+         "result")
+    case("run --attack whitespace:rate=0.3 --rates 0.1 0.5",
+         lambda ctx: TINY + ["--db", ctx.path("x.sqlite"), "--attack", "whitespace:rate=0.3", "--rates", "0.1", "0.5"],
+         "error", ("rate=0.3",))
+    case("run --db <on a full disk>", lambda ctx: TINY + ["--db", os.path.join(full_disk(ctx), "full.sqlite")],
+         "error", ("disk full",), timeout=120)
+

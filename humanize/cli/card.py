@@ -8,6 +8,7 @@ from pathlib import Path
 
 
 def add_parser(subparsers) -> None:
+    from humanize.cli._outputs import force_argument
     from humanize.cli.main import DEFAULT_OUT, _open_fraction
 
     p = subparsers.add_parser(
@@ -26,13 +27,16 @@ def add_parser(subparsers) -> None:
     p.add_argument("--documents", action="store_true",
                    help="also write documents.html: each attacked text with its edits highlighted and every "
                         "detector's score before and after, filterable by attack and sortable by score change")
+    force_argument(p)
     p.set_defaults(func=run_card)
 
 
 def run_card(args) -> int:
     from humanize.benchmarks.reporting.card import robustness_cards, save_cards
     from humanize.benchmarks.reporting.documents_page import write_documents_page
+    from humanize.benchmarks.runner.manifest import run_manifest
     from humanize.benchmarks.runner.store import ResultsStore
+    from humanize.cli._outputs import check_folder, mark_folder
     from humanize.cli.main import _expected_errors, _one_line
 
     if not Path(args.db).is_file():
@@ -43,9 +47,12 @@ def run_card(args) -> int:
     try:
         with ResultsStore(args.db, readonly=True) as store:
             cards = robustness_cards(store, args.run, fpr=args.fpr)
+            run_id = run_manifest(store, args.run)[0]
+            check_folder(args.out, run_id, force=args.force)
             written = save_cards(cards, args.out, args.format)
             if args.documents:
                 written.append(write_documents_page(store, Path(args.out) / "documents.html", args.run))
+        mark_folder(args.out, run_id, db=args.db)
     except (*_expected_errors(), LookupError, ValueError) as err:
         print(f"humanize-bench card: {_one_line(err)}", file=sys.stderr)
         return 2

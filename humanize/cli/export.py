@@ -22,6 +22,7 @@ def _cmd_export(args) -> int:
     from humanize.benchmarks.runner.manifest import run_config
     from humanize.benchmarks.reporting.export import export_run
     from humanize.benchmarks.runner.store import ResultsStore
+    from humanize.cli._outputs import check_folder, mark_folder
     from humanize.cli.main import _expected_errors
 
     if not Path(args.db).is_file():
@@ -30,7 +31,9 @@ def _cmd_export(args) -> int:
         with ResultsStore(args.db, readonly=True) as store:
             run_id, _ = run_config(store, args.run)
         out = Path(args.out) if args.out else Path(args.db).parent / "export" / run_id
+        check_folder(out, run_id, force=args.force)
         paths = export_run(args.db, out, run_id=run_id, format=args.format, tables=args.tables)
+        mark_folder(out, run_id, db=args.db)
     except (*_expected_errors(), LookupError, ValueError) as err:
         return _fail(err)
     for path in paths:
@@ -40,6 +43,7 @@ def _cmd_export(args) -> int:
 
 def add_parser(subparsers) -> None:
     from humanize.benchmarks.reporting.export import FORMATS
+    from humanize.cli._outputs import force_argument
     from humanize.cli.main import DEFAULT_OUT
 
     p = subparsers.add_parser(
@@ -51,4 +55,5 @@ def add_parser(subparsers) -> None:
     p.add_argument("--out", help="folder for the files (default: export/<run id> next to the database)")
     p.add_argument("--tables", nargs="+", metavar="NAME",
                    help="tables to write (default: all of the run's tables and 'documents')")
+    force_argument(p)
     p.set_defaults(func=_cmd_export)

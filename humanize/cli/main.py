@@ -46,6 +46,7 @@ def _print_tables(report: dict[str, pd.DataFrame]) -> None:
 
 def _config_from_args(args):
     from humanize.benchmarks.runner.config import AttackSpec, DefenseSpec, DetectorSpec, RunConfig, load_config
+    from humanize.exceptions import ConfigError
 
     cfg = load_config(args.config) if args.config else RunConfig()
     if getattr(args, "plugin", None):
@@ -59,10 +60,19 @@ def _config_from_args(args):
             raise SystemExit(f"humanize-bench run: --filter expects KEY=VALUE, got {item!r}")
         cfg.filters[key] = _parse_value(value)
     if args.attack:
-        cfg.attacks = [AttackSpec(n, p, args.rates) for n, p in map(_parse_spec, args.attack)]
+        parsed = list(map(_parse_spec, args.attack))
+        for text, (_, params) in zip(args.attack, parsed):
+            if args.rates and "rate" in params:
+                raise ConfigError(f"--attack {text} sets rate={params['rate']} and --rates "
+                                  f"{' '.join(f'{r:g}' for r in args.rates)} would replace it; give one or the other")
+        cfg.attacks = [AttackSpec(n, p, args.rates) for n, p in parsed]
     elif args.rates:
         for spec in cfg.attacks:
             if spec.name != "pipeline":  # a pipeline has no θ of its own: its steps carry theirs
+                if spec.rates and list(spec.rates) != list(args.rates):
+                    print(f"humanize-bench run: warning: --rates {' '.join(f'{r:g}' for r in args.rates)} replaces "
+                          f"the rate(s) {', '.join(f'{r:g}' for r in spec.rates)} of attack {spec.name!r} in "
+                          f"{args.config}", file=sys.stderr)
                 spec.rates = args.rates
     if args.detector:
         cfg.detectors = [DetectorSpec(n, p) for n, p in map(_parse_spec, args.detector)]
@@ -87,6 +97,10 @@ def _quiet_model_loading() -> None:
 
 
 def _one_line(err: BaseException) -> str:
+    import errno
+
+    if isinstance(err, OSError) and err.errno == errno.ENOSPC:  # the OS's "[Errno 28] No space left on device"
+        return f"disk full: {err.filename}" if err.filename else "disk full"
     return " ".join(str(err).split()) or type(err).__name__
 
 
@@ -123,32 +137,50 @@ def _cmd_run(args) -> int:
 
 def _load_tables(db: str, run_id: str | None):
     """A stored run's tables, read without writing (the store may sit on a read-only disk)."""
+    return _load_run(db, run_id)[1]
+
+
+def _load_run(db: str, run_id: str | None, *, out: str | None = None, force: bool = False):
+    """(run id, tables) of a stored run, read without writing; with ``out``, that folder is
+    checked first (:func:`humanize.cli._outputs.check_folder`: not another run's outputs)."""
+    from humanize.benchmarks.runner.manifest import run_manifest
     from humanize.benchmarks.runner.store import ResultsStore, StoreError
+    from humanize.cli._outputs import check_folder
 
     if not Path(db).exists():
         raise SystemExit(f"humanize-bench: no results database at {db!r}; run `humanize-bench run` first")
     try:
         with ResultsStore(db, readonly=True) as store:
-            return store.run_tables(run_id)
+            tables = store.run_tables(run_id)
+            found, _ = run_manifest(store, run_id)
     except (LookupError, StoreError) as err:
         raise SystemExit(f"humanize-bench: {_one_line(err)}") from None
+    if out is not None:
+        check_folder(out, found, force=force)
+    return found, tables
 
 
 def _cmd_report(args) -> int:
     from humanize.benchmarks.reporting.report import build_report, export_report
+    from humanize.cli._outputs import mark_folder
 
-    report = build_report(_load_tables(args.db, args.run), fpr=args.fpr)
+    run_id, tables = _load_run(args.db, args.run, out=args.out, force=args.force)
+    report = build_report(tables, fpr=args.fpr)
     _print_tables(report)
     if args.out:
         paths = export_report(report, args.out, formats=args.format)
+        mark_folder(args.out, run_id, db=args.db)
         print(f"\nwrote {len(paths)} files to {args.out}")
     return 0
 
 
 def _cmd_plot(args) -> int:
     from humanize.benchmarks.reporting.plots import plot_all
+    from humanize.cli._outputs import mark_folder
 
-    paths = plot_all(_load_tables(args.db, args.run), args.out, formats=args.format)
+    run_id, tables = _load_run(args.db, args.run, out=args.out, force=args.force)
+    paths = plot_all(tables, args.out, formats=args.format)
+    mark_folder(args.out, run_id, db=args.db)
     for p in paths:
         print(p)
     return 0
@@ -226,10 +258,31 @@ def _cmd_attack(args) -> int:
         raise SystemExit(f"humanize-bench attack: {_one_line(err)}")
     if args.json:
         print(json.dumps({"text": result.text, "edits": [list(e) for e in result.edits], "attack": result.attack,
-                          "params": {k: repr(v) for k, v in result.params.items()}}, ensure_ascii=False))
+                          "params": {k: repr(v) for k, v in result.params.items()},
+                          "info": _jsonable(result.info)}, ensure_ascii=False))
     else:
         print(result.text)
     return 0
+
+
+def _jsonable(value):
+    """An attack's ``info`` as JSON: numbers, strings, lists and mappings as they are, anything else by repr."""
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if value == value and abs(value) != float("inf") else repr(value)
+    try:
+        import numpy as np
+
+        if isinstance(value, np.generic):
+            return _jsonable(value.item())
+    except ImportError:  # pragma: no cover - numpy is a dependency
+        pass
+    return repr(value)
 
 
 def _cmd_list(args) -> int:
@@ -298,7 +351,11 @@ def _executor_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from humanize import __version__
+    from humanize.cli._outputs import force_argument
+
     parser = argparse.ArgumentParser(prog="humanize-bench", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"humanize-bench {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("demo", help="rule-based attacks vs offline detectors on the embedded demo set, with report "
@@ -342,6 +399,7 @@ def build_parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=helptext)
         p.add_argument("--db", default=f"{DEFAULT_OUT}/results.sqlite", help="results database")
         p.add_argument("--run", help="run id (default: the latest finished run)")
+        force_argument(p)
         p.set_defaults(func=func)
     report_p, plot_p = sub.choices["report"], sub.choices["plot"]
     report_p.add_argument("--out", help="folder to export Markdown/CSV/JSON into")
@@ -396,9 +454,31 @@ def command_modules() -> list:
     return found
 
 
+#: the exit status of a run stopped by Ctrl-C (128 + SIGINT, what a shell reports)
+INTERRUPTED = 130
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    return args.func(args)
+    """Run one command; the exit status: 0 success, 2 a user error (a bad flag, an unknown
+    component, a missing database, a bad config, a full disk: one line on stderr), 1 an
+    internal error (a bug: its traceback), 130 Ctrl-C (one line; what was computed is stored)."""
+    args = build_parser().parse_args(argv)  # a usage error: argparse's message and status 2
+    command = f"humanize-bench {args.command}"
+    try:
+        return args.func(args)
+    except SystemExit as exit_:
+        if isinstance(exit_.code, str):  # a command's one-line refusal
+            message = exit_.code if exit_.code.startswith("humanize-bench") else f"{command}: {exit_.code}"
+            print(message, file=sys.stderr)
+            return 2
+        raise
+    except KeyboardInterrupt:
+        print(f"{command}: interrupted; what was computed is stored (rerun the same command to resume)",
+              file=sys.stderr)
+        return INTERRUPTED
+    except _expected_errors() as err:
+        print(f"{command}: {_one_line(err)}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -183,6 +183,82 @@ def _hub_offline() -> bool:
                for v in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HUMANIZE_OFFLINE"))
 
 
+#: seconds the reachability probe of the hub waits (``HUMANIZE_HUB_TIMEOUT`` overrides it)
+HUB_PROBE_TIMEOUT = 3.0
+_HUB_PROBES: dict[str, tuple[float, Optional[str]]] = {}  # endpoint -> (when, why unreachable or None)
+
+
+def _hub_endpoint() -> str:
+    endpoint = os.environ.get("HF_ENDPOINT", "").strip()
+    if not endpoint:
+        try:
+            from huggingface_hub import constants
+
+            endpoint = constants.ENDPOINT
+        except ImportError:  # pragma: no cover - a dependency of transformers
+            endpoint = "https://huggingface.co"
+    return endpoint.rstrip("/")
+
+
+def _probe_timeout() -> float:
+    try:
+        value = float(os.environ.get("HUMANIZE_HUB_TIMEOUT", HUB_PROBE_TIMEOUT))
+    except ValueError:
+        return HUB_PROBE_TIMEOUT
+    return value if value > 0 else HUB_PROBE_TIMEOUT
+
+
+def hub_unreachable() -> Optional[str]:
+    """Why the Hugging Face hub cannot be reached (one line), or None when it answers.
+
+    One request with a short timeout and no retry (any HTTP answer counts as reachable), so an
+    unreachable hub costs seconds, not the minute of retries transformers spends on each file;
+    the answer is kept for a minute per endpoint."""
+    endpoint = _hub_endpoint()
+    now = time.monotonic()
+    cached = _HUB_PROBES.get(endpoint)
+    if cached is not None and now - cached[0] < 60.0:
+        return cached[1]
+    why: Optional[str] = None
+    try:
+        import httpx
+
+        with httpx.Client(timeout=_probe_timeout(), follow_redirects=False, trust_env=True) as client:
+            client.head(f"{endpoint}/api/models")
+    except ImportError:  # pragma: no cover - httpx comes with huggingface_hub
+        why = None
+    except Exception as exc:  # noqa: BLE001 - a refused, reset, timed out or unresolvable connection
+        why = _short(exc)
+    _HUB_PROBES[endpoint] = (now, why)
+    return why
+
+
+def _hub_options(name: str) -> dict:
+    """``from_pretrained`` options for a hub id: the local cache only when offline or when the hub
+    cannot be reached (then a model missing from the cache fails at once, saying so)."""
+    if _hub_offline():
+        return {"local_files_only": True}
+    why = hub_unreachable()
+    if why is None:
+        return {}
+    return {"local_files_only": True, "_unreachable": why}
+
+
+def _hub_build(name: str, build: Callable[[dict], Any]):
+    """``build(options)`` for a hub id, with :func:`_hub_options`; when the hub was unreachable and
+    the model is not in the local cache, the error says so, with the offline hint."""
+    opts = _hub_options(name)
+    why = opts.pop("_unreachable", None)
+    try:
+        return build(opts)
+    except Exception as exc:  # noqa: BLE001 - re-raised with the reason the cache was all there was
+        if why is None:
+            raise
+        raise OSError(f"the Hugging Face hub at {_hub_endpoint()} cannot be reached ({why}) and {name!r} is not in "
+                      "the local cache; without a network set HF_HUB_OFFLINE=1 and use an offline alias or a local "
+                      "model directory") from exc
+
+
 class _ModelArgument(Constraint):
     """A model argument: a non-blank name or path, or a loaded model (``.model`` and ``.resolved``)."""
 
@@ -328,9 +404,12 @@ def _load_transformers(kind: str, name, device, dtype, trust_remote_code: bool, 
     alias = get_alias(name)
 
     def build(path: str, source: str):
-        opts = {"trust_remote_code": bool(trust_remote_code)}
-        if source == "hub" and _hub_offline():
-            opts["local_files_only"] = True
+        if source == "hub":
+            return _hub_build(path, lambda hub: build_with(path, source, hub))
+        return build_with(path, source, {})
+
+    def build_with(path: str, source: str, hub: dict):
+        opts = {"trust_remote_code": bool(trust_remote_code), **hub}
         tokenizer = transformers.AutoTokenizer.from_pretrained(path, **opts)
         if source == "packaged" and alias is not None and alias.no_bos:
             # Qwen's GGUF metadata names <|endoftext|> as BOS, which upstream Qwen never prepends (and the
@@ -381,11 +460,14 @@ def load_sentence_encoder(name: str = DEFAULT_SENTENCE_ENCODER, *, device=None, 
     dtype = torch.float32 if dtype is None else resolve_dtype(dtype, device)
 
     def build(path: str, source: str):
+        if source == "hub":
+            return _hub_build(path, lambda hub: build_with(path, hub))
+        return build_with(path, {})
+
+    def build_with(path: str, hub: dict):
         from sentence_transformers import SentenceTransformer
 
-        opts = {"trust_remote_code": bool(trust_remote_code)}
-        if source == "hub" and _hub_offline():
-            opts["local_files_only"] = True
+        opts = {"trust_remote_code": bool(trust_remote_code), **hub}
         model = SentenceTransformer(path, device=str(device), **opts)
         if dtype != torch.float32:
             model = model.to(dtype)

@@ -31,7 +31,7 @@ def test_card_writes_a_card_per_detector_and_the_documents_page(db, tmp_path, ca
     out = tmp_path / "cards"
     assert main(["card", "--db", str(db), "--out", str(out), "--documents"]) == 0
     printed = capsys.readouterr().out
-    names = sorted(p.name for p in out.iterdir())
+    names = sorted(p.name for p in out.iterdir() if p.name != ".humanize-run")  # the marker: test_cli_issue22
     assert names == ["card_surface_probe.html", "card_surface_probe.md", "card_tfidf_lr.html", "card_tfidf_lr.md",
                      "documents.html"]
     assert "# Robustness card: surface_probe" in printed and "# Robustness card: tfidf_lr" in printed
@@ -44,7 +44,7 @@ def test_card_writes_a_card_per_detector_and_the_documents_page(db, tmp_path, ca
 def test_card_markdown_only_and_one_fpr(db, tmp_path, capsys):
     out = tmp_path / "md"
     assert main(["card", "--db", str(db), "--out", str(out), "--format", "md", "--fpr", "0.2"]) == 0
-    assert sorted(p.suffix for p in out.iterdir()) == [".md", ".md"]
+    assert sorted(p.suffix for p in out.iterdir() if p.name != ".humanize-run") == [".md", ".md"]
     assert "TPR at FPR 0.2" in capsys.readouterr().out
 
 

@@ -86,7 +86,7 @@ def run_stages(executor: Executor, work: list[StageWork], *, progress: bool = Fa
     todo = [(i, w) for i, w in todo if w.batches]
     if not todo:
         return outs
-    bar = _bar(sum(len(w.batches) for _, w in todo), name or todo[0][1].job.name, progress)
+    bar = _bar(sum(len(b) for _, w in todo for b in w.batches), name or todo[0][1].job.name, progress)
     try:
         for pos, outcome in _map_jobs(executor, [(w.job, w.batches) for _, w in todo]):
             i, w = todo[pos]
@@ -98,7 +98,7 @@ def run_stages(executor: Executor, work: list[StageWork], *, progress: bool = Fa
                 out.computed.extend(key for key, _ in outcome.done)
             out.failures.extend(outcome.failed)
             if bar is not None:
-                bar.update(1)
+                bar.update(len(outcome.batch))  # documents, not batches: the rate and ETA are per document
     finally:
         if bar is not None:
             bar.close()
@@ -113,8 +113,11 @@ def _map_jobs(executor, work: list[tuple]):
 
 
 def _bar(total: int, desc: str, enabled: bool):
+    """A progress bar over ``total`` documents, with their rate and the time left."""
     if not enabled:
         return None
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc=desc, leave=False)
+    return tqdm(total=total, desc=desc, unit="doc", leave=False, smoothing=0.1,
+                bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} docs "
+                           "[{elapsed}<{remaining}, {rate_fmt}]")

@@ -38,7 +38,8 @@ import pandas as pd
 
 from humanize.text import text_hash  # the store's key of a text (re-exported: `store.text_hash`)
 
-from .store_schema import (TABLES, StoreError, check_file, columns, connect, from_sql, is_locked, locked_error,
+from .store_schema import (TABLES, StoreError, check_file, columns, connect, disk_full_error, from_sql, is_disk_full,
+                           is_locked, locked_error,
                            migrate, normalize_row, row_hash, to_sql)
 
 __all__ = ["ResultsStore", "StoreError", "StoreWarning", "encode_attack_row", "encode_edits", "text_hash"]
@@ -141,6 +142,8 @@ class ResultsStore:
             conn.close()
             if is_locked(err):
                 raise locked_error(self.path, err) from None
+            if is_disk_full(err):
+                raise disk_full_error(self.path) from None
             raise StoreError(f"cannot write to the results database {str(self.path)!r}: {err}") from None
         except StoreError:
             conn.close()
@@ -157,9 +160,13 @@ class ResultsStore:
     def _guard(self, action: str):
         try:
             yield
-        except sqlite3.DatabaseError as err:
+        except (sqlite3.DatabaseError, OSError) as err:
             if is_locked(err):
                 raise locked_error(self.path, err) from None
+            if is_disk_full(err):
+                raise disk_full_error(self.path) from None
+            if isinstance(err, OSError):
+                raise
             raise StoreError(f"results database {str(self.path)!r}: cannot {action}: {err}") from None
 
     def close(self) -> None:
@@ -250,11 +257,14 @@ class ResultsStore:
                 self._flush_run()
                 self._conn.executemany(sql, values)
             except BaseException:
-                self._conn.execute("ROLLBACK TO batch")
+                # a full disk (or any I/O error) may have rolled the whole transaction back already: then
+                # there is no savepoint left, and the error to report is the one that rolled it back
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK TO batch")
+                    self._conn.execute("RELEASE batch")
                 self._pending_run = pending
                 raise
-            finally:
-                self._conn.execute("RELEASE batch")
+            self._conn.execute("RELEASE batch")
             if time.monotonic() - self._last_commit >= self._commit_seconds:
                 self._conn.commit()
                 self._last_commit = time.monotonic()

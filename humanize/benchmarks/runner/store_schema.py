@@ -132,6 +132,8 @@ def connect(path: Path, *, readonly: bool, timeout: float = 60.0) -> sqlite3.Con
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as err:
+            if is_disk_full(err):
+                raise disk_full_error(path) from None
             raise StoreError(f"cannot create the folder of the results database {str(path)!r}: {err}") from None
         if path.is_dir():
             raise StoreError(f"results database {str(path)!r} is a folder, not a file")
@@ -146,6 +148,21 @@ def connect(path: Path, *, readonly: bool, timeout: float = 60.0) -> sqlite3.Con
 
 def is_locked(err: sqlite3.Error) -> bool:
     return isinstance(err, sqlite3.OperationalError) and ("locked" in str(err) or "busy" in str(err))
+
+
+def is_disk_full(err: BaseException) -> bool:
+    """SQLite's SQLITE_FULL ("database or disk is full") or the OS's ENOSPC."""
+    import errno
+
+    if isinstance(err, OSError):
+        return err.errno == errno.ENOSPC
+    return isinstance(err, sqlite3.Error) and (getattr(err, "sqlite_errorname", "") == "SQLITE_FULL"
+                                               or "database or disk is full" in str(err))
+
+
+def disk_full_error(path: Path) -> StoreError:
+    return StoreError(f"disk full: {path} (free some space, or give --db on another disk; what was stored "
+                      "before stays, and a rerun resumes)")
 
 
 def locked_error(path: Path, err: sqlite3.Error) -> StoreError:
