@@ -378,9 +378,11 @@ def _load_with_tokenizer(model, tokenizer, device, dtype):
     tok_name = os.fspath(tokenizer)
 
     def build(path: str, source: str):
-        opts = {"local_files_only": True} if loading._hub_offline() else {}
-        tok = transformers.AutoTokenizer.from_pretrained(tok_name, **opts)
-        m = transformers.AutoModelForSeq2SeqLM.from_pretrained(path, dtype=dtype, **opts)
+        def from_pretrained(opts: dict):  # the hub's fast failure and offline hint (models.loading._hub_build)
+            return (transformers.AutoModelForSeq2SeqLM.from_pretrained(path, dtype=dtype, **opts),
+                    transformers.AutoTokenizer.from_pretrained(tok_name, **opts))
+
+        m, tok = loading._hub_build(f"{path} (tokenizer {tok_name})", from_pretrained)
         m.to(device)
         m.eval()
         m.requires_grad_(False)

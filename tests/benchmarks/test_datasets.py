@@ -190,6 +190,16 @@ def test_download_skips_a_complete_file_and_cleans_up_a_broken_one(tmp_path):
         _cache.download((tmp_path / "missing.csv").as_uri(), tmp_path / "m.csv", progress=False)
 
 
+def hub_online(monkeypatch, unreachable=None):
+    """The offline switches off and the hub probe answering ``unreachable`` (None: reachable), for tests that
+    stand in for the hub's download functions."""
+    from humanize.models import loading
+
+    for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HUMANIZE_OFFLINE"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setattr(loading, "hub_unreachable", lambda: unreachable)
+
+
 def test_hub_source_goes_through_hf_hub_download(tmp_path, private_cache, monkeypatch):
     import huggingface_hub
 
@@ -203,9 +213,22 @@ def test_hub_source_goes_through_hf_hub_download(tmp_path, private_cache, monkey
         return str(out)
 
     monkeypatch.setattr(huggingface_hub, "hf_hub_download", fake_hf_hub_download)
+    hub_online(monkeypatch)
     df = load_raid(split="train", include_adversarial=False, download=True, source="hub", domain="poetry")
     assert seen == {"repo_id": "liamdugan/raid", "filename": "train_none.csv", "repo_type": "dataset"}
     assert set(df["domain"]) == {"poetry"}
+
+
+def test_unreachable_hub_fails_before_any_download(private_cache, monkeypatch):
+    """One probe says the hub is unreachable: the download is never attempted (no minute of retries)."""
+    import huggingface_hub
+
+    calls = []
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", lambda **kw: calls.append(kw))
+    hub_online(monkeypatch, unreachable="connection refused")
+    with pytest.raises(DatasetUnavailable, match="cannot download train_none.csv.*connection refused"):
+        load_raid(split="train", include_adversarial=False, download=True, source="hub")
+    assert calls == []
 
 
 def test_cache_dir_follows_the_environment(private_cache, monkeypatch):
@@ -320,6 +343,7 @@ def test_load_mgt_academic(tmp_path):
 def test_mgt_academic_download_plumbing(tmp_path, private_cache, monkeypatch):
     import huggingface_hub
 
+    hub_online(monkeypatch)
     seen = {}
 
     def fake_snapshot(repo_id, repo_type, local_dir, allow_patterns):

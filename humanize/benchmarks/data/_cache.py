@@ -69,12 +69,24 @@ def download(url: str, dest: Path, *, opener: Callable = urlopen, progress: bool
     return dest
 
 
+def _check_hub(what: str) -> None:
+    """Fail at once, with the offline hint, when the hub is switched off or cannot be reached
+    (:func:`humanize.models.loading.hub_unreachable`: one probe, not a minute of retries)."""
+    from humanize.models import loading
+
+    why = "HF_HUB_OFFLINE is set" if loading._hub_offline() else loading.hub_unreachable()
+    if why is not None:
+        raise DatasetUnavailable(f"cannot download {what} from the hub: {why}; without a network, put the files "
+                                 "in the dataset cache folder or pass a local path")
+
+
 def hub_file(repo_id: str, filename: str, dest_dir: Path) -> Path:
     """One file of a Hugging Face *dataset* repository, downloaded into ``dest_dir``."""
     try:
         from huggingface_hub import hf_hub_download
     except ImportError as e:  # pragma: no cover - huggingface_hub comes with transformers
         raise DatasetUnavailable("downloading from the hub needs the huggingface_hub package") from e
+    _check_hub(f"{filename} of the dataset {repo_id}")
     try:
         path = hf_hub_download(repo_id=repo_id, filename=filename, repo_type="dataset", local_dir=str(dest_dir))
     except Exception as e:  # network, auth, missing file: all mean "not available here"
@@ -88,6 +100,7 @@ def hub_snapshot(repo_id: str, dest_dir: Path, allow_patterns: list[str]) -> Pat
         from huggingface_hub import snapshot_download
     except ImportError as e:  # pragma: no cover
         raise DatasetUnavailable("downloading from the hub needs the huggingface_hub package") from e
+    _check_hub(f"{allow_patterns} of the dataset {repo_id}")
     try:
         path = snapshot_download(repo_id=repo_id, repo_type="dataset", local_dir=str(dest_dir),
                                  allow_patterns=allow_patterns)
