@@ -159,3 +159,15 @@ def test_bootstrap_settings_come_from_the_run_section(tmp_path):
     assert (cfg.n_boot, cfg.confidence) == (0, 0.9)
     with pytest.raises(ConfigError, match="n_boot must be"):
         _from(BASE_TOML + "[run]\nn_boot = -5\n", tmp_path).validate()
+
+
+def test_the_resources_table_check_and_its_old_name():
+    from humanize.benchmarks.runner import run_specs
+    from humanize.exceptions import ConfigError
+
+    run_specs.check_resources_table({"detect": {"num_cpus": 1}})
+    with pytest.raises(ConfigError, match=r"resources\.detect: unknown resource 'cpus'"):
+        run_specs.check_resources_table({"detect": {"cpus": 1}})
+    with pytest.warns(DeprecationWarning, match="use check_resources_table"):  # the old name, for one release
+        with pytest.raises(ConfigError, match="each entry is a job name"):
+            run_specs.check_resources({"detect": 1})

@@ -7,11 +7,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from humanize._validation import check_texts
 from humanize.attacks.format import is_admissible
 from humanize.benchmarks.audits.reliance import TABLE_COLUMNS, artifact_reliance
 from humanize.benchmarks.audits.reliance_run import reliance_for_run
 from humanize.detectors import get as get_detector
-from humanize.detectors.base import Detector, check_texts
+from humanize.detectors.base import Detector
 
 SHARED = [
     "The committee met on Tuesday to review the budget.",
@@ -34,7 +35,7 @@ class NewlineRate(Detector):
     name = "newline_rate"
 
     def score(self, texts):
-        texts = check_texts(self, texts)
+        texts = check_texts(texts, type(self).__name__, "score")
         return np.array([-t.count("\n") / max(len(t), 1) for t in texts], dtype=np.float64)
 
 

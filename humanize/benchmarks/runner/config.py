@@ -20,7 +20,7 @@ from typing import Any
 from .attack_spec import (AttackSpec, ConfigError, attack_spec, component_label, is_int, is_number, sampling_seed,
                           show, spec_params)
 from .run_specs import (EXECUTION_KEYS, DefenseSpec, check_defenses, check_resource_targets,
-                        check_resources)
+                        check_resources_table)
 
 __all__ = ["AttackSpec", "ConfigError", "DefenseSpec", "DetectorSpec", "RunConfig", "config_from_dict",
            "config_from_stored", "demo_config", "load_config", "sampling_seed"]
@@ -238,7 +238,7 @@ class RunConfig:
              "plugins", "a list of Python file paths")
         need(isinstance(self.resources, dict), "resources",
              "a table of per-worker resources by job, e.g. {model = {num_cpus = 1, num_gpus = 0.5}}")
-        check_resources(self.resources)
+        check_resources_table(self.resources)
         if self.device is not None:
             from humanize.models.loading import resolve_device
 

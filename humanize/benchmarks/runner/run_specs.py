@@ -4,6 +4,7 @@ cluster (issue #13 §1). Checked before any work, with a :class:`ConfigError` na
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 from .attack_spec import ConfigError, is_number, show
@@ -53,8 +54,9 @@ def check_defenses(defenses: list) -> None:
             raise ConfigError(f"defense {spec.name!r}: {err}") from None
 
 
-def check_resources(resources: dict) -> None:
-    """Each entry: a job with the resources one of its workers needs (:data:`RESOURCE_KEYS`)."""
+def check_resources_table(resources: dict) -> None:
+    """The config's ``resources`` table: each entry a job name with the resources one of its
+    workers needs (:data:`RESOURCE_KEYS`); a :class:`ConfigError` naming the entry otherwise."""
     for target, table in resources.items():
         if not isinstance(target, str) or not isinstance(table, dict):
             raise ConfigError(f"resources: each entry is a job name with a table of {', '.join(RESOURCE_KEYS)}, "
@@ -63,6 +65,13 @@ def check_resources(resources: dict) -> None:
             problem = resource_problem(key, value)
             if problem:
                 raise ConfigError(f"resources.{target}: {problem}")
+
+
+def check_resources(resources: dict) -> None:
+    """Deprecated: :func:`check_resources_table` (the name says what it checks)."""
+    warnings.warn("humanize.benchmarks.runner.run_specs.check_resources is deprecated; use check_resources_table",
+                  DeprecationWarning, stacklevel=2)
+    check_resources_table(resources)
 
 
 def resource_problem(key, value) -> str | None:

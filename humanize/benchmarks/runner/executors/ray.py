@@ -43,6 +43,7 @@ from a stream; a model job reads its list of batches first, to place each one.
 from __future__ import annotations
 
 import logging
+import warnings
 import uuid
 from collections import deque
 from itertools import chain
@@ -67,8 +68,9 @@ def _import_ray():
     return ray
 
 
-def check_resources(resources: Any, name: str = "resources") -> dict:
-    """``resources`` as a dict of :data:`RESOURCE_KEYS` to numbers; a clear error otherwise."""
+def check_worker_resources(resources: Any, name: str = "resources") -> dict:
+    """The resources one Ray worker asks for (``resources=`` of the executor or of a job): a copy of
+    the dict of :data:`RESOURCE_KEYS` to numbers, ``{}`` for None; a clear error naming ``name`` otherwise."""
     if resources is None:
         return {}
     if not isinstance(resources, dict):
@@ -79,6 +81,13 @@ def check_resources(resources: Any, name: str = "resources") -> dict:
         if problem:
             raise ValueError(f"{name}: {problem}")
     return dict(resources)
+
+
+def check_resources(resources: Any, name: str = "resources") -> dict:
+    """Deprecated: :func:`check_worker_resources` (the name says what it checks)."""
+    warnings.warn("humanize.benchmarks.runner.executors.ray.check_resources is deprecated; use check_worker_resources",
+                  DeprecationWarning, stacklevel=2)
+    return check_worker_resources(resources, name)
 
 
 _REMOTE: dict = {}
@@ -138,7 +147,7 @@ class RayExecutor(Executor):
             if (value is not None or name == "max_retries") and (
                     isinstance(value, bool) or not isinstance(value, int) or value < low):
                 raise ValueError(f"RayExecutor: {name} must be an int >= {low}, got {value!r}")
-        check_resources(self.resources, "RayExecutor: resources")
+        check_worker_resources(self.resources, "RayExecutor: resources")
         if self.init_options is not None and not isinstance(self.init_options, dict):
             raise TypeError(f"RayExecutor: init_options must be a dict of ray.init arguments, "
                             f"got {type(self.init_options).__name__}")
@@ -254,10 +263,10 @@ class RayExecutor(Executor):
             self._pools.setdefault(shape, []).extend(actors)
 
     def _job_resources(self, job: Job) -> dict:
-        own = check_resources(job.resources, f"{job.name}: resources")
+        own = check_worker_resources(job.resources, f"{job.name}: resources")
         if job.kind == "task":
             return {"num_cpus": 1, **own}
-        return {"num_cpus": 1, **check_resources(self.resources), **own}
+        return {"num_cpus": 1, **check_worker_resources(self.resources), **own}
 
     def _capacity(self, ray, job: Job, need: dict) -> int:
         """How many workers needing ``need`` the cluster holds at once."""
