@@ -128,8 +128,8 @@ class AttackSpec:
         if run_detector_refs(params):
             params = substitute_targets(params, targets or {}, self.name)
         params = align_train_split(params, train_fraction)
-        if self.name == "pipeline":
-            return attacks.Pipeline(build_each(self.steps(), seed, train_fraction))
+        if self.name == "pipeline":  # the config's `steps` are the registered pipeline's `attacks`, each seeded
+            return attacks.get("pipeline", attacks=build_each(self.steps(), seed, train_fraction))
         if self.name == "blend" and isinstance(params.get("attacks"), (list, tuple)):
             # each blended attack is a spec of its own (a name or a table), seeded by the run
             params["attacks"] = build_each([attack_spec(a, "blended attack") if isinstance(a, (str, dict)) else a

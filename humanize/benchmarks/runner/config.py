@@ -273,11 +273,10 @@ class RunConfig:
             if not isinstance(spec, AttackSpec):
                 raise ConfigError(f"each attack must be an AttackSpec, got {show(spec)}")
             spec.check()
-            if spec.name != "pipeline":
-                try:
-                    attacks.resolve(spec.name)
-                except (TypeError, ValueError) as err:
-                    raise ConfigError(str(err).replace(" (or an import path", ", pipeline (or an import path", 1)) from None
+            try:
+                attacks.resolve(spec.name)
+            except (TypeError, ValueError) as err:
+                raise ConfigError(str(err)) from None
             for label, params in spec.expand():
                 try:
                     attack = spec.build(self.seed, params, targets=targets)
