@@ -49,6 +49,10 @@ class ParamsMixin:
     _runtime_params: tuple = ("device", "dtype")
     _library_version: bool = False
     _repr_changed_only: bool = False
+    #: Instance attributes built from the parameters (an assembled engine, a resolved inner attack):
+    #: dropped by every :meth:`set_params` (nested ones included, and on a failed one), so an object
+    #: whose parameters changed describes, fingerprints and runs the same configuration.
+    _derived_state: tuple = ()
     #: What each constructor argument may be (:mod:`humanize._validation`): name -> list of
     #: constraints, one of which the value must satisfy. Merged along the MRO (a subclass's entry
     #: for a name replaces its base's) and applied to the parameters ``__init__`` takes.
@@ -104,7 +108,7 @@ class ParamsMixin:
             else:
                 direct[head] = value
         old = {k: getattr(self, k) for k in direct}
-        self.__dict__.pop("_params_cache", None)
+        self._drop_derived()
         for k, v in direct.items():
             setattr(self, k, v)
         try:
@@ -118,9 +122,15 @@ class ParamsMixin:
         except Exception:
             for k, v in old.items():
                 setattr(self, k, v)
-            self.__dict__.pop("_params_cache", None)
+            self._drop_derived()
             raise
         return self
+
+    def _drop_derived(self) -> None:
+        """Forget what was built from the parameters (:attr:`_derived_state` and the parameter cache)."""
+        self.__dict__.pop("_params_cache", None)
+        for name in self._derived_state:
+            self.__dict__.pop(name, None)
 
     @classmethod
     def _merged_constraints(cls) -> dict:

@@ -136,7 +136,7 @@ class CompositeAttack(Attack):
             head, sep, sub = key.partition("__")
             if sep and head in steps and key not in own:
                 steps[head].set_params(**{sub: value})
-        self.__dict__.pop("_params_cache", None)
+        self._drop_derived()
         return self
 
     def _check_param_name(self, name: str) -> None:
