@@ -16,14 +16,18 @@ library's code, ``humanize.__version__``. Caches key on it.
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 import os
+import sys
+import warnings
+import weakref
 from typing import Any
 
 from ._canonical import canonical, digest
 from ._validation import validate_parameter_constraints
 
-__all__ = ["ParamsMixin"]
+__all__ = ["ParamsMixin", "class_source_digest"]
 
 # Types that can never hold nested parameters: skipped without a getattr (get_params is on a hot path).
 _LEAF_TYPES = frozenset({int, float, str, bool, type(None), tuple, list, dict})
@@ -208,6 +212,9 @@ class ParamsMixin:
             else:
                 params[k] = canonical(v, f"{where}.{k}")
         out = {"class": f"{cls.__module__}.{cls.__qualname__}", "version": str(self.version), "params": params}
+        source = class_source_digest(cls)
+        if source is not None:
+            out["source"] = source
         if runtime:
             out["runtime"] = runtime
         if self._library_version:
@@ -222,6 +229,50 @@ class ParamsMixin:
         Raises ``TypeError`` for a parameter that cannot be serialised exactly.
         """
         return digest(self.provenance(), type(self).__name__)
+
+
+#: class -> the digest of the code that defines it (or None), computed once per class object
+_SOURCE_DIGESTS: "weakref.WeakKeyDictionary[type, str | None]" = weakref.WeakKeyDictionary()
+
+
+def class_source_digest(cls: type) -> str | None:
+    """What identifies the code of a class defined outside the package (None for humanize's own, whose
+    code the version and the library version stand for): ``file:<BLAKE2b>`` of a plug-in file as it was
+    loaded (:mod:`humanize._plugins`), else ``source:<BLAKE2b>`` of its module's source
+    (:func:`inspect.getsource`). Editing such a class's code changes the fingerprints of its objects, so
+    cached results are recomputed. A class whose source cannot be read (defined in an interactive
+    session or by ``exec``) gets None and a warning: its cache keys cannot follow its code."""
+    module = getattr(cls, "__module__", None) or ""
+    if module == "humanize" or module.startswith("humanize."):
+        return None
+    try:
+        return _SOURCE_DIGESTS[cls]
+    except KeyError:
+        pass
+    from ._plugins import plugin_of
+
+    rec = plugin_of(module)
+    if rec is not None and rec.get("blake2b"):
+        out = f"file:{rec['blake2b']}"
+    else:
+        try:
+            source = inspect.getsource(sys.modules[module])
+        except (KeyError, OSError, TypeError):
+            try:  # the class alone, where only it can be found (a module without a file)
+                source = inspect.getsource(cls)
+            except (OSError, TypeError):
+                source = None
+        if source is None:
+            out = None
+            warnings.warn(f"{module}.{cls.__qualname__}: its source cannot be read (defined interactively or by "
+                          f"exec?), so its fingerprint cannot follow edits to its code: a rerun after changing it "
+                          f"may reuse cached results; define it in a file (a module or a --plugin file)",
+                          RuntimeWarning, stacklevel=3)
+        else:
+            digest = hashlib.blake2b(source.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+            out = f"source:{digest}"
+    _SOURCE_DIGESTS[cls] = out
+    return out
 
 
 def _names_a_model(value: Any) -> bool:
