@@ -43,7 +43,7 @@ from .executors import Failure, get_executor
 from .run_tables import (CLEAN, COST_COLUMNS, INFO_COUNTS, cost_rows, evaluate_defenses, failure_rows,
                          mixed_machines, score_rows)
 from .stages import StageWork, batch_keys, missing_batches, run_stage, run_stages
-from .store import ResultsStore, text_hash
+from .store import ResultsStore, computed_attack_record, text_hash
 
 __all__ = ["CLEAN", "COST_COLUMNS", "INFO_COUNTS", "RunResult", "run", "sample_rows"]
 
@@ -157,6 +157,8 @@ def _run_attacks(config: RunConfig, store: ResultsStore, executor, machine: pd.D
     # every attack and θ at once: an executor with workers keeps them busy across the jobs
     stages = run_stages(executor, work_items, progress=progress, name="attacks")
     for (spec, label, attack, key), stage in zip(plan, stages):
+        for h in stage.computed:  # the shape a cached row has (store.attack_record), whichever way it came
+            stage.results[h] = computed_attack_record(key, h, stage.results[h])
         work["attacked"] += len(stage.computed)
         failures.extend(stage.failures)
         outputs[label] = _attack_frame(machine, spec, label, attack, key, stage)
@@ -176,8 +178,7 @@ def _attack_frame(machine: pd.DataFrame, spec, label: str, attack, key: str, sta
     columns.update({col: [r.get(col) for r in rows] for col in COST_COLUMNS})
     columns["cost_source"] = ["measured" if h in measured else "cached" for h in hashes]
     columns["machine"] = [r.get("machine") for r in rows]
-    # computed rows carry their count (their edits come encoded); rows read from the store, the list
-    columns["n_edits"] = [r["n_edits"] if "n_edits" in r else len(r["edits"]) for r in rows]
+    columns["n_edits"] = [r["n_edits"] for r in rows]
     # texts a detector-guided attack sent to its target/surrogate (RAFT, HMGC), 0 for the others
     columns["detector_queries"] = [int(i.get("detector_queries", 0) or 0) for i in infos]
     # prompt / completion tokens of the generator calls a rewriting attack made (0 for the others)

@@ -41,7 +41,8 @@ from humanize.text import text_hash  # the store's key of a text (re-exported: `
 from .store_schema import (TABLES, StoreError, check_file, columns, connect, from_sql, is_locked, locked_error,
                            migrate, normalize_row, row_hash, to_sql)
 
-__all__ = ["ResultsStore", "StoreError", "StoreWarning", "encode_attack_row", "encode_edits", "text_hash"]
+__all__ = ["ResultsStore", "StoreError", "StoreWarning", "attack_record", "computed_attack_record", "encode_attack_row",
+           "encode_edits", "text_hash"]
 
 
 #: Tables computed from a finished run after it ran (:meth:`ResultsStore.add_run_table`).
@@ -68,6 +69,27 @@ def encode_attack_row(attack_key: str, input_hash: str, row: dict) -> tuple:
         *(row.get(c) for c in _ATTACK_COLS[3:]),
     ))
     return (*map(to_sql, values), row_hash("attack_outputs", values))
+
+
+def attack_record(values: Sequence) -> dict:
+    """The one shape of an attack output in the runner, read from the store or just computed: the
+    store's columns (``output``; ``edits`` as a list of ``[start, end, replacement]``; ``info`` as a
+    dict, as JSON gives it back; the costs in their column types, None when not measured;
+    ``machine``) and ``n_edits``. ``values``: the stored values, in column order."""
+    rec = dict(zip(_ATTACK_COLS, values))
+    rec["edits"], rec["info"] = json.loads(rec["edits"]), json.loads(rec["info"])
+    rec["n_edits"] = len(rec["edits"])
+    return rec
+
+
+def computed_attack_record(attack_key: str, input_hash: str, row: dict) -> dict:
+    """A row an attack job just computed (:func:`~humanize.benchmarks.runner.jobs.attack_texts`, maybe
+    with its ``encoded`` form) as :func:`attack_record`: exactly what reading it back from the store gives."""
+    enc = row.get("encoded")
+    if not (isinstance(enc, tuple) and len(enc) == len(_ATTACK_COLS) + 3 and enc[0] == attack_key
+            and enc[1] == input_hash):
+        enc = encode_attack_row(attack_key, input_hash, row)
+    return attack_record([from_sql(v) for v in enc[2:-1]])
 
 
 def _edits_text(edits) -> str:
@@ -295,12 +317,8 @@ class ResultsStore:
 
     # -- attack outputs -----------------------------------------------------------
     def attack_outputs(self, attack_key: str, hashes: Sequence[str]) -> dict[str, dict]:
-        out = {}
-        for h, row in self._read("attack_outputs", attack_key, hashes).items():
-            rec = dict(zip(_ATTACK_COLS, row))
-            rec["edits"], rec["info"] = json.loads(rec["edits"]), json.loads(rec["info"])
-            out[h] = rec
-        return out
+        """The stored outputs under ``attack_key`` of the inputs ``hashes``: {input hash: :func:`attack_record`}."""
+        return {h: attack_record(row) for h, row in self._read("attack_outputs", attack_key, hashes).items()}
 
     def put_attack_outputs(self, attack_key: str, rows: Sequence[dict]) -> None:
         """Rows: ``input_hash``, ``output``, ``edits`` (a list of ``[start, end, replacement]``, or
