@@ -15,7 +15,8 @@
     │       ├── PluginError         a plug-in file (also a ValueError)
     │       ├── ProviderMissing     a dataset-named training set without humanize.benchmarks
     │       ├── ModelUnavailable    a model that is not installed or cannot be fetched
-    │       └── DatasetUnavailable  a dataset file that is missing or cannot be fetched
+    │       ├── DatasetUnavailable  a dataset file that is missing or cannot be fetched
+    │       └── DatasetChanged      a dataset whose texts differ from those a stored run read
     ├── InadmissibleTransform a format counterfactual that does not apply to a document
     └── SplitGGUFError       a packaged model's parts that do not assemble
 
@@ -29,7 +30,7 @@ from __future__ import annotations
 
 __all__ = ["HumanizeError", "UserError", "RunError", "InvalidParameterError", "NotFittedError", "EndpointError",
            "StoreError", "SweepError", "ConfigError", "PluginError", "ProviderMissing", "ModelUnavailable",
-           "DatasetUnavailable", "InadmissibleTransform", "SplitGGUFError", "RUN_ERRORS"]
+           "DatasetUnavailable", "DatasetChanged", "InadmissibleTransform", "SplitGGUFError", "RUN_ERRORS"]
 
 
 class HumanizeError(Exception):
@@ -113,6 +114,10 @@ class ModelUnavailable(RunError, RuntimeError):
 
 class DatasetUnavailable(RunError, RuntimeError):
     """A dataset file that is missing or cannot be fetched."""
+
+
+class DatasetChanged(RunError, RuntimeError):
+    """A command re-read a stored run's texts from its dataset and they are not the texts the run scored."""
 
 
 class InadmissibleTransform(HumanizeError, ValueError):

@@ -35,7 +35,7 @@ from functools import partial
 import pandas as pd
 
 from . import jobs, model_sharing
-from .manifest import build_manifest
+from .manifest import build_manifest, input_pairs
 from .config import ConfigError, RunConfig, sampling_seed
 from ..data import load_dataset
 from ..data.split import in_train_split
@@ -392,6 +392,7 @@ def _run(config: RunConfig, run_id: str, rows: pd.DataFrame, store: ResultsStore
         notes.append(f"{len(failures)} document(s) failed and are left out of the tables (see the run's "
                      f"'failures' table); a rerun retries them: {failures[0].job}: {failures[0].error}")
         warnings.warn(notes[-1], RuntimeWarning, stacklevel=3)
+    store.put_inputs(run_id, input_pairs(rows))  # what later commands that re-read the dataset check against
     store.finish_run(run_id, tables)
     return RunResult(run_id, tables, str(config.db), work, corrupt=list(store.corrupt), warnings=notes,
                      failures=failures, manifest=manifest)

@@ -357,6 +357,40 @@ class ResultsStore:
                 for key, pairs in rows_by_key.items() for h, m in pairs]
         self._write("quality", rows, "store quality rows")
 
+    # -- the inputs a run read ----------------------------------------------------
+    def inputs(self, run_id: str) -> dict[str, str]:
+        """``{row id: text hash}`` of the dataset texts ``run_id`` read (empty for a run stored before
+        they were recorded). A row that fails its checksum is left out and reported in ``corrupt``."""
+        if not self._cols.get("inputs"):
+            return {}
+        out, bad = {}, 0
+        with self._guard("read inputs"):
+            for run, rid, th, stored in self._conn.execute(
+                    "SELECT run_id, id, text_hash, row_hash FROM inputs WHERE run_id = ?", (run_id,)):
+                row = (from_sql(run), from_sql(rid), from_sql(th))
+                if stored is not None and row_hash("inputs", row) == stored:
+                    out[row[1]] = row[2]
+                else:
+                    bad += 1
+                    self.corrupt.append({"table": "inputs", "key": run_id, "hash": row[1], "reason": "checksum mismatch"})
+        if bad:
+            warnings.warn(f"{self.path}: {bad} recorded input(s) of run {run_id!r} failed their integrity check and are "
+                          "not checked against", StoreWarning, stacklevel=2)
+        return out
+
+    def put_inputs(self, run_id: str, pairs: Iterable[tuple[str, str]]) -> None:
+        """Record ``(row id, text hash)`` of every dataset text ``run_id`` read; rewritten only when
+        they differ from what is recorded (a rerun of the same run on an unchanged dataset writes nothing)."""
+        pairs = {str(i): str(h) for i, h in pairs}
+        if self.inputs(run_id) == pairs:
+            return
+        with self._guard("record the run's inputs"):
+            if not self._writing:
+                self._open_writer()
+            self._conn.execute("DELETE FROM inputs WHERE run_id = ?", (run_id,))
+        self._write("inputs", [normalize_row("inputs", (run_id, i), (h,)) for i, h in pairs.items()],
+                    "record the run's inputs")
+
     # -- runs and result tables ---------------------------------------------------
     def start_run(self, run_id: str, config: dict) -> None:
         """Mark ``run_id`` as running, written with the run's first computed row (a fully
