@@ -43,3 +43,11 @@ def test_config_pipeline_table_builds_the_registered_component():
     assert type(pipe) is attacks.resolve("pipeline")
     assert [(a.name, a.seed) for a in pipe.attacks] == [("homoglyph", 4), ("whitespace", 4)]
     assert spec.base_label() == "homoglyph+whitespace@0.3"
+
+
+def test_cli_list_shows_the_pipeline(capsys):
+    from humanize.cli.main import main
+
+    assert main(["list", "attacks"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert any(line.split()[0] == "pipeline" and "Apply attacks in order" in line for line in lines)
