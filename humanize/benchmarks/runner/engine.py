@@ -363,7 +363,8 @@ def _run(config: RunConfig, run_id: str, rows: pd.DataFrame, store: ResultsStore
     for frame in outputs.values():
         texts.update(zip(frame["text_hash"], frame["text"]))
     defended = _defend(config, executor, texts, progress, failures)
-    groups = [texts, *({text_hash(t): t for t in d.values()} for d in defended.values())]
+    defended_by_hash = {name: {h: text_hash(t) for h, t in d.items()} for name, d in defended.items()}
+    groups = [texts, *({defended_by_hash[name][h]: t for h, t in d.items()} for name, d in defended.items())]
     scores = _score_all(config, store, executor, groups, train, plan, progress, work, failures)
 
     base = test[["id", "label", "domain", "text_hash"]].assign(attack=CLEAN, adv_source_id=test["id"])
@@ -386,8 +387,8 @@ def _run(config: RunConfig, run_id: str, rows: pd.DataFrame, store: ResultsStore
         tables["quality"] = _quality(config, store, executor, outputs, progress, work, failures)
     if failures:
         ids = dict(zip(every["text_hash"], every["id"]))
-        for frame in defended.values():
-            ids.update((text_hash(t), ids.get(h)) for h, t in frame.items() if text_hash(t) not in ids)
+        for hashes in defended_by_hash.values():  # a defended text's failure is its undefended text's document's
+            ids.update((dh, ids.get(h)) for h, dh in hashes.items() if dh not in ids)
         tables["failures"] = failure_rows(failures, ids)
         notes.append(f"{len(failures)} document(s) failed and are left out of the tables (see the run's "
                      f"'failures' table); a rerun retries them: {failures[0].job}: {failures[0].error}")
