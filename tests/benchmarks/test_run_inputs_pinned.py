@@ -18,7 +18,7 @@ def _write(path, texts):
     path.write_text("".join(json.dumps({"id": i, "label": lab, "text": t}) + "\n" for i, lab, t in texts))
 
 
-def test_documents_of_a_run_fail_when_its_dataset_changed(tmp_path):
+def test_documents_of_a_run_fail_when_its_dataset_changed(tmp_path, capsys):
     data = tmp_path / "d.jsonl"
     _write(data, TEXTS)
     cfg = RunConfig(dataset="file", filters={"path": str(data), "id_column": "id"}, n=None, seed=1, quality=False,
@@ -35,6 +35,11 @@ def test_documents_of_a_run_fail_when_its_dataset_changed(tmp_path):
         with pytest.raises(DatasetChanged, match=rf"^dataset 'file' changed since run {result.run_id}: 2 text\(s\) "
                                                  r"differ from those the run scored, e.g. id 'h5' \(its text changed\)"):
             run_documents(store)
+    from humanize.cli.main import main
+
+    assert main(["export", "--db", cfg.db, "--format", "csv", "--out", str(tmp_path / "x")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "dataset 'file' changed since run" in err and "e.g. id 'h5'" in err
     second = run(cfg, progress=False)  # a rerun scores the texts as they are now, and records them
     with ResultsStore(cfg.db, readonly=True) as store:
         assert store.inputs(second.run_id)["m3"] == text_hash(changed[11][2])
