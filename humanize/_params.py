@@ -16,14 +16,18 @@ library's code, ``humanize.__version__``. Caches key on it.
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 import os
+import sys
+import warnings
+import weakref
 from typing import Any
 
 from ._canonical import canonical, digest
 from ._validation import validate_parameter_constraints
 
-__all__ = ["ParamsMixin"]
+__all__ = ["ParamsMixin", "class_source_digest"]
 
 # Types that can never hold nested parameters: skipped without a getattr (get_params is on a hot path).
 _LEAF_TYPES = frozenset({int, float, str, bool, type(None), tuple, list, dict})
@@ -49,6 +53,10 @@ class ParamsMixin:
     _runtime_params: tuple = ("device", "dtype")
     _library_version: bool = False
     _repr_changed_only: bool = False
+    #: Instance attributes built from the parameters (an assembled engine, a resolved inner attack):
+    #: dropped by every :meth:`set_params` (nested ones included, and on a failed one), so an object
+    #: whose parameters changed describes, fingerprints and runs the same configuration.
+    _derived_state: tuple = ()
     #: What each constructor argument may be (:mod:`humanize._validation`): name -> list of
     #: constraints, one of which the value must satisfy. Merged along the MRO (a subclass's entry
     #: for a name replaces its base's) and applied to the parameters ``__init__`` takes.
@@ -104,7 +112,7 @@ class ParamsMixin:
             else:
                 direct[head] = value
         old = {k: getattr(self, k) for k in direct}
-        self.__dict__.pop("_params_cache", None)
+        self._drop_derived()
         for k, v in direct.items():
             setattr(self, k, v)
         try:
@@ -118,9 +126,15 @@ class ParamsMixin:
         except Exception:
             for k, v in old.items():
                 setattr(self, k, v)
-            self.__dict__.pop("_params_cache", None)
+            self._drop_derived()
             raise
         return self
+
+    def _drop_derived(self) -> None:
+        """Forget what was built from the parameters (:attr:`_derived_state` and the parameter cache)."""
+        self.__dict__.pop("_params_cache", None)
+        for name in self._derived_state:
+            self.__dict__.pop(name, None)
 
     @classmethod
     def _merged_constraints(cls) -> dict:
@@ -198,6 +212,9 @@ class ParamsMixin:
             else:
                 params[k] = canonical(v, f"{where}.{k}")
         out = {"class": f"{cls.__module__}.{cls.__qualname__}", "version": str(self.version), "params": params}
+        source = class_source_digest(cls)
+        if source is not None:
+            out["source"] = source
         if runtime:
             out["runtime"] = runtime
         if self._library_version:
@@ -212,6 +229,50 @@ class ParamsMixin:
         Raises ``TypeError`` for a parameter that cannot be serialised exactly.
         """
         return digest(self.provenance(), type(self).__name__)
+
+
+#: class -> the digest of the code that defines it (or None), computed once per class object
+_SOURCE_DIGESTS: "weakref.WeakKeyDictionary[type, str | None]" = weakref.WeakKeyDictionary()
+
+
+def class_source_digest(cls: type) -> str | None:
+    """What identifies the code of a class defined outside the package (None for humanize's own, whose
+    code the version and the library version stand for): ``file:<BLAKE2b>`` of a plug-in file as it was
+    loaded (:mod:`humanize._plugins`), else ``source:<BLAKE2b>`` of its module's source
+    (:func:`inspect.getsource`). Editing such a class's code changes the fingerprints of its objects, so
+    cached results are recomputed. A class whose source cannot be read (defined in an interactive
+    session or by ``exec``) gets None and a warning: its cache keys cannot follow its code."""
+    module = getattr(cls, "__module__", None) or ""
+    if module == "humanize" or module.startswith("humanize."):
+        return None
+    try:
+        return _SOURCE_DIGESTS[cls]
+    except KeyError:
+        pass
+    from ._plugins import plugin_of
+
+    rec = plugin_of(module)
+    if rec is not None and rec.get("blake2b"):
+        out = f"file:{rec['blake2b']}"
+    else:
+        try:
+            source = inspect.getsource(sys.modules[module])
+        except (KeyError, OSError, TypeError):
+            try:  # the class alone, where only it can be found (a module without a file)
+                source = inspect.getsource(cls)
+            except (OSError, TypeError):
+                source = None
+        if source is None:
+            out = None
+            warnings.warn(f"{module}.{cls.__qualname__}: its source cannot be read (defined interactively or by "
+                          f"exec?), so its fingerprint cannot follow edits to its code: a rerun after changing it "
+                          f"may reuse cached results; define it in a file (a module or a --plugin file)",
+                          RuntimeWarning, stacklevel=3)
+        else:
+            digest = hashlib.blake2b(source.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+            out = f"source:{digest}"
+    _SOURCE_DIGESTS[cls] = out
+    return out
 
 
 def _names_a_model(value: Any) -> bool:

@@ -17,8 +17,9 @@
     │       ├── ProviderMissing     a dataset-named training set without humanize.benchmarks
     │       ├── ModelUnavailable    a model that is not installed or cannot be fetched
     │       ├── DatasetUnavailable  a dataset file that is missing or cannot be fetched
-    │       └── DataFileError       a data file that is damaged, ambiguous or outside the row schema
-    │                               (also a ValueError): names the file, the row and the column
+    │       ├── DataFileError       a data file that is damaged, ambiguous or outside the row schema
+    │       │                       (also a ValueError): names the file, the row and the column
+    │       └── DatasetChanged      a dataset whose texts differ from those a stored run read
     ├── InadmissibleTransform a format counterfactual that does not apply to a document
     └── SplitGGUFError       a packaged model's parts that do not assemble
 
@@ -32,7 +33,8 @@ from __future__ import annotations
 
 __all__ = ["register_secret", "scrub_secrets", "HumanizeError", "UserError", "RunError", "InvalidParameterError", "NotFittedError", "EndpointError",
            "StoreError", "SweepError", "ConfigError", "PluginError", "ProviderMissing", "ModelUnavailable",
-           "DatasetUnavailable", "DataFileError", "OutputPathError", "InadmissibleTransform", "SplitGGUFError", "RUN_ERRORS"]
+           "DatasetUnavailable", "DataFileError", "DatasetChanged", "OutputPathError", "InadmissibleTransform",
+           "SplitGGUFError", "RUN_ERRORS"]
 
 
 class HumanizeError(Exception):
@@ -159,6 +161,10 @@ class DataFileError(RunError, ValueError):
 class OutputPathError(UserError, OSError):
     """An output file that is not written as asked: its destination is a symbolic link (never
     followed) or not a regular file. The message names the path."""
+
+
+class DatasetChanged(RunError, RuntimeError):
+    """A command re-read a stored run's texts from its dataset and they are not the texts the run scored."""
 
 
 class InadmissibleTransform(HumanizeError, ValueError):

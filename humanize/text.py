@@ -47,5 +47,6 @@ def text_digest(text: str, size: int = 16) -> bytes:
 
 
 def text_hash(text: str, size: int = 16) -> str:
-    """:func:`text_digest` as hex (``2 * size`` characters): the results store's key of a text."""
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=size).hexdigest()
+    """:func:`text_digest` as hex (``2 * size`` characters): the results store's key of a text, the
+    key of a dataset's input texts in a run's manifest, the reliance audit's text key."""
+    return text_digest(text, size).hex()

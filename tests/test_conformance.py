@@ -122,6 +122,7 @@ ATTACKS = {
     **{n: _rule(n) for n in attacks.RULE_BASED + ("strip_format",)},
     "impose_format": Entry(lambda get: attacks.get("impose_format", profile=_profile(), rate=0.5, seed=3)),
     "blend": Entry(lambda get: attacks.get("blend", attacks=["upper_lower", "homoglyph"], policy="random", seed=3)),
+    "pipeline": Entry(lambda get: attacks.get("pipeline", attacks=["upper_lower", {"name": "homoglyph", "rate": 0.3}])),
     "paraphrase": Entry(lambda get: attacks.get("paraphrase", paraphraser=CHAT, seed=3), ("smollm",)),
     "recursion": Entry(lambda get: attacks.get("recursion", paraphraser=CHAT, depth=2, seed=3), ("smollm",)),
     "prompt": Entry(lambda get: attacks.get("prompt", llm=CHAT, seed=3), ("smollm",)),

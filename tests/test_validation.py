@@ -215,7 +215,7 @@ def test_check_text():
 def _build(kind, name):
     """A registered component with default (or minimal) arguments; None where that would load a model."""
     mod = {"attack": attacks}[kind]
-    if kind == "attack" and name == "blend":
+    if kind == "attack" and name in ("blend", "pipeline"):
         return mod.get(name, attacks=["homoglyph"])
     if kind == "attack" and name == "impose_format":
         from humanize.attacks.format_profile import FormatProfile

@@ -28,6 +28,7 @@ from humanize._validation import InstanceOf, Options, SequenceOf
 
 from ._text import sentence_spans
 from .base import Attack, AttackResult, BatchAttack, Edit, document_random
+from .composite import CompositeAttack
 from humanize.exceptions import InvalidParameterError
 
 __all__ = ["Blend", "POLICIES", "QUALITY_LOSSES", "LOSS_FLOOR"]
@@ -63,10 +64,11 @@ def _quality_loss(meter: Any, originals: list[str], attacked: list[str]) -> np.n
     return np.array([edit_rate(a, b)[0] for a, b in zip(originals, attacked)])
 
 
-class Blend(BatchAttack):
+class Blend(CompositeAttack, BatchAttack):
     """Apply one of several attacks to each sentence (TH-Bench App. H).
 
-    attacks : list of :class:`Attack` objects or registered names (built with their defaults)
+    attacks : list of :class:`Attack` objects, registered names (built with their defaults) or tables
+        ``{"name": ..., **params}`` (:mod:`humanize.attacks.composite`)
     policy : ``"alternate"``, ``"random"`` or ``"greedy"`` (see the module docstring)
     detector : for greedy: a detector object or registered name (``humanize.detectors.get``)
     meter : for greedy: ``"cosine"`` (None), ``"rouge_l"``, ``"edit_rate"``, or a callable
@@ -76,15 +78,17 @@ class Blend(BatchAttack):
 
     name = "blend"
     has_rate = False
+    _version_prefix = "1:"
 
     _parameter_constraints = {
-        "attacks": [SequenceOf(Attack, "str", nonempty=True, name="a non-empty list of Attack objects or names")],
+        "attacks": [SequenceOf(Attack, "str", dict, nonempty=True,
+                               name="a non-empty list of Attack objects, names or tables")],
         "policy": [Options(str, POLICIES)],
         "detector": ["str", InstanceOf("humanize.detectors.base:Detector", name="a Detector"), None],
         "meter": [Options(str, QUALITY_LOSSES), "callable", None],
     }
 
-    def __init__(self, attacks: Sequence[Union[Attack, str]], policy: str = "alternate",
+    def __init__(self, attacks: Sequence[Union[Attack, str, dict]], policy: str = "alternate",
                  detector: Any = None, meter: Union[None, str, Callable] = None, seed: int = 0):
         self.attacks = attacks
         self.policy = policy
@@ -96,21 +100,11 @@ class Blend(BatchAttack):
     @property
     def needs_model(self) -> bool:
         """A blend loads a model when one of its attacks does, or to choose greedily (a detector, a meter)."""
-        return self.policy == "greedy" or any(getattr(a, "needs_model", True) for a in self.steps())
-
-    @property
-    def version(self) -> str:
-        """Blend's own version and its attacks': outputs change when one of theirs does."""
-        return "1:" + "+".join(a.version for a in self.steps())
+        return self.policy == "greedy" or super().needs_model
 
     # -- parameters -----------------------------------------------------------------
     def _validate(self) -> None:
         super()._validate()
-        from .registry import resolve
-
-        for a in self.attacks:
-            if isinstance(a, str):
-                resolve(a)  # unknown name: ValueError listing the registered attacks
         if isinstance(self.detector, str):
             from humanize.detectors.registry import resolve as resolve_detector
 
@@ -120,83 +114,6 @@ class Blend(BatchAttack):
         if self.policy == "greedy" and self.detector is None:
             raise InvalidParameterError("Blend: policy='greedy' needs a detector (an object or a name such as "
                                         "'log_likelihood'), got detector=None")
-
-    def steps(self) -> list[Attack]:
-        """The attacks as objects; a name resolves once to its registered class with default parameters."""
-        built = self.__dict__.setdefault("_built", {})
-        from .registry import get
-
-        out = []
-        for a in self.attacks:
-            if isinstance(a, str):
-                if a not in built:
-                    built[a] = get(a)
-                a = built[a]
-            out.append(a)
-        return out
-
-    def named_attacks(self) -> list[tuple[str, Attack]]:
-        """``(step name, attack)``: each attack's ``name``, numbered ``name-1``, ``name-2`` when repeated."""
-        steps = self.steps()
-        names = [a.name for a in steps]
-        seen: dict[str, int] = {}
-        out = []
-        for n, a in zip(names, steps):
-            if names.count(n) > 1:
-                seen[n] = seen.get(n, 0) + 1
-                n = f"{n}-{seen[n]}"
-            out.append((n, a))
-        return out
-
-    def _valid_steps(self) -> dict:
-        try:
-            return dict(self.named_attacks()) if isinstance(self.attacks, (list, tuple)) else {}
-        except (TypeError, ValueError):
-            return {}
-
-    def get_params(self, deep: bool = True) -> dict:
-        """The constructor arguments; with ``deep``, each step by name and its parameters as ``step__param``."""
-        out = super().get_params(deep=deep)
-        if deep:
-            for name, a in self._valid_steps().items():
-                out[name] = a
-                out.update((f"{name}__{k}", v) for k, v in a.get_params(deep=True).items())
-        return out
-
-    def set_params(self, **params) -> "Blend":
-        """Set parameters, replace a step (``homoglyph=Homoglyph(...)``) or set a step's parameter
-        (``homoglyph__rate=0.3``; a step given by name becomes that object)."""
-        steps = self._valid_steps()
-        own = {k: v for k, v in params.items() if k.partition("__")[0] not in steps}
-        if own:
-            super().set_params(**own)
-            steps = self._valid_steps()
-        replace = {k: v for k, v in params.items() if k in steps}
-        touched = {k.partition("__")[0] for k in params if k.partition("__")[0] in steps and "__" in k}
-        if replace or touched:
-            names = list(steps)
-            new = [replace.get(n, a if n in touched else orig)
-                   for n, a, orig in zip(names, steps.values(), self.attacks)]
-            super().set_params(attacks=type(self.attacks)(new))
-            steps = self._valid_steps()
-        for key, value in params.items():
-            head, sep, sub = key.partition("__")
-            if sep and head in steps and key not in own:
-                steps[head].set_params(**{sub: value})
-        self.__dict__.pop("_params_cache", None)
-        return self
-
-    def _check_param_name(self, name: str) -> None:
-        if name not in self._param_tuple():
-            steps = list(self._valid_steps())
-            raise ValueError(f"Blend has no parameter or step {name!r}; valid: {', '.join(self._param_tuple())}"
-                             f"{', ' if steps else ''}{', '.join(steps)}")
-
-    def provenance(self) -> dict:
-        """As every attack's, with the attacks (names included) as their own provenance."""
-        out = super().provenance()
-        out["params"]["attacks"] = [a.provenance() for a in self.steps()]
-        return out
 
     def _detector(self):
         d = self.detector

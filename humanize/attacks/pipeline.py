@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Sequence, Union
 
 from humanize._validation import SequenceOf, check_text
 
 from .base import Attack, AttackResult, Edit, apply_edits
+from .composite import CompositeAttack
 
 
 def compose_edits(original: str, first: Sequence[Edit], second: Sequence[Edit]) -> list[Edit]:
@@ -59,8 +60,11 @@ def compose_edits(original: str, first: Sequence[Edit], second: Sequence[Edit]) 
     return out
 
 
-class Pipeline(Attack):
+class Pipeline(CompositeAttack):
     """Apply attacks in order, like ``torchvision.transforms.Compose``.
+
+    attacks : list of :class:`Attack` objects, registered names (built with their defaults) or
+        tables ``{"name": ..., **params}`` (:mod:`humanize.attacks.composite`)
 
     Each attack draws from its own per-document generator, so a pipeline is as
     deterministic as its parts. The result's edits are over the original text.
@@ -69,76 +73,19 @@ class Pipeline(Attack):
     name = "pipeline"
     has_rate = False
 
-    _parameter_constraints = {"attacks": [SequenceOf(Attack)]}
+    _parameter_constraints = {
+        "attacks": [SequenceOf(Attack, "str", dict, name="a list of Attack objects, names or tables")],
+    }
 
-    def __init__(self, attacks: Sequence[Attack]):
+    def __init__(self, attacks: Sequence[Union[Attack, str, dict]]):
         self.attacks = attacks
         self._validate()
-
-    @property
-    def needs_model(self) -> bool:
-        """A pipeline loads a model when one of its steps does."""
-        return any(getattr(a, "needs_model", True) for a in self.attacks)
-
-    @property
-    def version(self) -> str:
-        """The members' output versions: a pipeline's outputs change when one of theirs does."""
-        return "+".join(a.version for a in self.attacks)
-
-    # -- parameters: the steps by name, as scikit-learn's Pipeline ----------------------
-    def named_attacks(self) -> list[tuple[str, Attack]]:
-        """``(step name, attack)`` pairs: each attack's ``name``, numbered ``name-1``, ``name-2`` when repeated."""
-        names = [a.name for a in self.attacks]
-        seen: dict[str, int] = {}
-        out = []
-        for n, a in zip(names, self.attacks):
-            if names.count(n) > 1:
-                seen[n] = seen.get(n, 0) + 1
-                n = f"{n}-{seen[n]}"
-            out.append((n, a))
-        return out
-
-    def get_params(self, deep: bool = True) -> dict:
-        """``attacks``; with ``deep``, each step by name and its parameters as ``step__param``."""
-        out = {"attacks": self.attacks}
-        if deep and isinstance(self.attacks, (list, tuple)):
-            for name, a in self.named_attacks():
-                out[name] = a
-                out.update((f"{name}__{k}", v) for k, v in a.get_params(deep=True).items())
-        return out
-
-    def set_params(self, **params) -> "Pipeline":
-        """Set ``attacks``, replace a step (``homoglyph=Homoglyph(...)``) or set a step's parameter
-        (``homoglyph__rate=0.3``)."""
-        steps = dict(self.named_attacks()) if isinstance(self.attacks, (list, tuple)) else {}
-        own = {k: v for k, v in params.items() if k.partition("__")[0] not in steps}
-        if own:
-            super().set_params(**own)
-            steps = dict(self.named_attacks())
-        replaced = {k: v for k, v in params.items() if k in steps}
-        if replaced:
-            names = [n for n, _ in self.named_attacks()]
-            new = [replaced.get(n, a) for n, a in zip(names, self.attacks)]
-            super().set_params(attacks=type(self.attacks)(new))
-            steps = dict(self.named_attacks())
-        for key, value in params.items():
-            head, sep, sub = key.partition("__")
-            if sep and head in steps and key not in own:
-                steps[head].set_params(**{sub: value})
-        self.__dict__.pop("_params_cache", None)
-        return self
-
-    def _check_param_name(self, name: str) -> None:
-        if name != "attacks":
-            steps = [n for n, _ in self.named_attacks()] if isinstance(self.attacks, (list, tuple)) else []
-            raise ValueError(f"Pipeline has no parameter or step {name!r}; valid: attacks"
-                             f"{', ' if steps else ''}{', '.join(steps)}")
 
     def _run(self, text: str):
         current = text
         edits: list[Edit] = []
         info: dict = {}
-        for a in self.attacks:
+        for a in self.steps():
             r: AttackResult = a.apply(current)
             edits = compose_edits(text, edits, r.edits) if edits else list(r.edits)
             current = r.text
@@ -148,7 +95,7 @@ class Pipeline(Attack):
 
     def __call__(self, text: str) -> str:
         check_text(text, "Pipeline", "__call__")
-        for a in self.attacks:
+        for a in self.steps():
             text = a(text)
         return text
 

@@ -107,8 +107,8 @@ def test_params_nested_like_pipeline():
 
 
 @pytest.mark.parametrize("kwargs, err, match", [
-    ({"attacks": []}, ValueError, r"^Blend: attacks must be a non-empty list of Attack objects or names, got \[\] \(list\)$"),
-    ({"attacks": UPPER}, TypeError, "^Blend: attacks must be a non-empty list of Attack objects or names, got UpperLower"),
+    ({"attacks": []}, ValueError, r"^Blend: attacks must be a non-empty list of Attack objects, names or tables, got \[\] \(list\)$"),
+    ({"attacks": UPPER}, TypeError, "^Blend: attacks must be a non-empty list of Attack objects, names or tables, got UpperLower"),
     ({"attacks": [UPPER, 3]}, TypeError, r"^Blend: attacks must be .*, got \[UpperLower.*, 3\] \(list\)$"),
     ({"attacks": ["no_such_attack"]}, ValueError, "unknown attack"),
     ({"attacks": [UPPER], "policy": "best"}, ValueError, "^Blend: policy must be one of 'alternate', 'random', 'greedy', got 'best'"),

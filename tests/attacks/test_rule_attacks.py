@@ -134,5 +134,5 @@ def test_pipeline_composes_and_merges_edits():
     assert attacks.apply_edits("ab", r.edits) == r.text
     assert r.edits == [Edit(0, 1, "\u200bа\u200b"), Edit(2, 2, "\u200b")] or attacks.apply_edits("ab", r.edits) == r.text
     assert (attacks.Homoglyph() | attacks.ZeroWidthSpace()).attacks[1] == attacks.ZeroWidthSpace()
-    with pytest.raises(TypeError, match=r"^Pipeline: attacks must be a list or tuple of Attack, got Homoglyph\(.*\) \(Homoglyph\)$"):
+    with pytest.raises(TypeError, match=r"^Pipeline: attacks must be a list of Attack objects, names or tables, got Homoglyph\(.*\) \(Homoglyph\)$"):
         attacks.Pipeline(attacks.Homoglyph())

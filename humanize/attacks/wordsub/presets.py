@@ -197,6 +197,7 @@ class QPA(Attack):
     name = "qpa"
     version = "2"
     has_rate = False
+    _derived_state = ("_engine", "_inner")  # rebuilt after any set_params (a nested attack__rate too)
 
     def __init__(self, attack: Any = "synonym", constraints: Any = None, rate: Any = None, seed: Any = None):
         self.attack = attack
@@ -267,11 +268,15 @@ class QPA(Attack):
         self.__dict__["_params_cache"] = cache
         return cache
 
-    def _run(self, text: str):
+    def built_engine(self) -> WordSubstitution:
+        """The engine :meth:`engine` assembles, built once for the current parameters (what runs)."""
         engine = self.__dict__.get("_engine")
         if engine is None:
             engine = self.__dict__["_engine"] = self.engine()
-        return engine._run(text)
+        return engine
+
+    def _run(self, text: str):
+        return self.built_engine()._run(text)
 
     def __setattr__(self, name, value):
         super().__setattr__(name, value)

@@ -97,11 +97,14 @@ def reliance_for_run(db, run_id: str | None = None, detectors=None, *, by=("doma
         raise FileNotFoundError(f"no results database at {str(db)!r}")
     from ..runner.manifest import run_manifest, with_recorded_plugins
 
+    from ..runner.manifest import check_inputs
+
     with ResultsStore(db, readonly=True) as store:
         run_id, config = run_config(store, run_id)
         manifest = run_manifest(store, run_id)[1]
-    # the ARS is computed anew: a plug-in detector (or dataset) the run used is loaded from the file it recorded
-    rows = sample_rows(with_recorded_plugins(config, manifest))
+        # the ARS is computed anew: a plug-in detector (or dataset) the run used is loaded from the file it recorded
+        rows = sample_rows(with_recorded_plugins(config, manifest))
+        check_inputs(store, run_id, rows, config.dataset)
     test, train = rows[rows["split"] == "test"], rows[rows["split"] == "train"]
     if test.empty:
         raise ConfigError(f"run {run_id!r} has no test documents to compute the ARS on")

@@ -26,11 +26,12 @@ def run_documents(store: ResultsStore, run_id: str | None = None, *, clean: bool
     (a run stopped early) are left out."""
     from ..runner.engine import CLEAN, _attack_key, sample_rows
 
-    from ..runner.manifest import attack_rows, ensure_dataset, run_manifest
+    from ..runner.manifest import attack_rows, check_inputs, ensure_dataset, run_manifest
 
     run_id, config = run_config(store, run_id)
     _, manifest = run_manifest(store, run_id)
     rows = sample_rows(ensure_dataset(config, manifest))
+    check_inputs(store, run_id, rows, config.dataset)  # the texts shown are the ones the run scored
     test = rows[rows["split"] == "test"]
     machine = test[test["label"] == "machine"]
     parts = []

@@ -49,12 +49,14 @@ def _edit_records(edits) -> list[dict]:
 
 def _documents(store, run_id: str, scores: Optional[pd.DataFrame]) -> pd.DataFrame:
     """The run's documents with their edits as records and one score column per detector."""
+    from humanize.exceptions import DatasetChanged
+
     from ..data import DatasetUnavailable
     from .documents import run_documents
 
     try:
         docs = run_documents(store, run_id)
-    except (DatasetUnavailable, FileNotFoundError) as err:  # the run's texts are re-sampled from its dataset
+    except (DatasetUnavailable, DatasetChanged, FileNotFoundError) as err:  # the run's texts are re-sampled from its dataset
         raise type(err)(f"{err} (the documents table re-reads the run's dataset; leave 'documents' out of "
                         f"tables to export the rest)") from err
     docs["edits"] = [_edit_records(e) for e in docs["edits"]]

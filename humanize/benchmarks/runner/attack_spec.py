@@ -5,8 +5,9 @@ Most attacks are a registry name plus parameters. Two need more than the registr
 - ``impose_format`` takes a :class:`~humanize.attacks.FormatProfile`: in a config it is a table
   of the profile's fields (``FormatProfile.to_dict()``) or ``{fit = "demo", label = "human"}``,
   fitted on that dataset's clean texts of that label (optionally with loader filters and ``n``);
-- ``pipeline`` runs its ``steps`` (attack specs: names or tables, each with its own ``rate``)
-  in order. A pipeline has no θ of its own, so a rate sweep does not apply to it;
+- ``pipeline`` (the registered :class:`~humanize.attacks.Pipeline`) runs its ``steps`` (attack specs:
+  names or tables, each with its own ``rate``, each seeded by the run) in order: the config's ``steps``
+  are the pipeline's ``attacks``. A pipeline has no θ of its own, so a rate sweep does not apply to it;
 - ``blend`` (TH-Bench Appendix H) takes ``attacks``, a list of attack specs (names or tables),
   each built with the run's seed.
 """
@@ -128,8 +129,8 @@ class AttackSpec:
         if run_detector_refs(params):
             params = substitute_targets(params, targets or {}, self.name)
         params = align_train_split(params, train_fraction)
-        if self.name == "pipeline":
-            return attacks.Pipeline(build_each(self.steps(), seed, train_fraction))
+        if self.name == "pipeline":  # the config's `steps` are the registered pipeline's `attacks`, each seeded
+            return attacks.get("pipeline", attacks=build_each(self.steps(), seed, train_fraction))
         if self.name == "blend" and isinstance(params.get("attacks"), (list, tuple)):
             # each blended attack is a spec of its own (a name or a table), seeded by the run
             params["attacks"] = build_each([attack_spec(a, "blended attack") if isinstance(a, (str, dict)) else a

@@ -38,6 +38,9 @@ class DetectorSpec:
     #: a detector object given in Python (``RunConfig(detectors=[FunctionDetector(fn)])``): built
     #: as a clone of it; ``name`` is then its class's import path
     obj: Any = field(default=None, compare=False, repr=False)
+    #: the default label the run gave it because another detector of the run has the same name
+    #: (:func:`assign_detector_labels`: ``name:param=value,...``); derived, never stored
+    default_label: str | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def of(cls, detector) -> "DetectorSpec":
@@ -52,10 +55,29 @@ class DetectorSpec:
 
         if self.label:
             return self.label
+        if self.default_label:
+            return self.default_label
+        return self.plain_label()
+
+    def plain_label(self) -> str:
+        """The label without the run's disambiguation: the name (for an import path, the class's
+        ``name``; for a detector whose parameters name it, that name)."""
+        from humanize import detectors
+
         own = self.params.get("name") if isinstance(self.params, dict) else None
         if isinstance(own, str) and own:  # a detector whose parameters name it (function, endpoint)
             return own
         return component_label(self.name, detectors)
+
+    def params_label(self) -> str:
+        """``plain_label:param=value,...`` over the parameters in name order (the plain label when there are none):
+        what tells two detectors of one class apart, e.g. ``surface_probe:features=formatting``."""
+        base = self.plain_label()
+        params = self.params if isinstance(self.params, dict) else {}
+        if not params and self.obj is not None:
+            return f"{base}:{self.obj.fingerprint()[:8]}"
+        shown = ",".join(f"{k}={_label_value(params[k])}" for k in sorted(params) if k != "name")
+        return f"{base}:{shown}" if shown else base
 
     def build(self, device: str | None = None):
         """The configured detector (nothing loaded yet); the run's device unless its params set one."""
@@ -78,6 +100,40 @@ class DetectorSpec:
         if self.obj is not None:  # an object is identified by its fingerprint (its parameters, exactly)
             out["fingerprint"] = self.obj.fingerprint()
         return out
+
+
+def _label_value(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, float):
+        return f"{value:g}"
+    try:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def assign_detector_labels(specs: list) -> None:
+    """Give each detector without a ``label`` whose plain label another detector of the run shares a
+    default label naming its parameters (:meth:`DetectorSpec.params_label`), so two detectors of one
+    class with different parameters are two report rows; a lone detector keeps its plain label. Two
+    that still share a label are refused by :meth:`RunConfig.validate` (a ConfigError)."""
+    specs = [s for s in specs if isinstance(s, DetectorSpec)]
+    plain: dict[str, int] = {}
+    for s in specs:
+        s.default_label = None
+        try:
+            key = s.label or s.plain_label()
+        except Exception:  # noqa: BLE001 - a malformed spec: validate names it
+            continue
+        plain[key] = plain.get(key, 0) + 1
+    for s in specs:
+        if not s.label:
+            try:
+                if plain.get(s.plain_label(), 0) > 1:
+                    s.default_label = s.params_label()
+            except Exception:  # noqa: BLE001 - a malformed spec: validate names it
+                continue
 
 
 @dataclass
@@ -106,6 +162,10 @@ class RunConfig:
     max_retries: int = 2  # resubmissions of a batch whose worker died (the ray executor)
     resources: dict = field(default_factory=dict)  # {target: {num_cpus=..., num_gpus=...}} per worker
     plugins: list = field(default_factory=list)  # Python files defining components (humanize._plugins)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.detectors, (list, tuple)):  # a stored config's reader sees the run's labels
+            assign_detector_labels(self.detectors)
 
     def to_dict(self) -> dict:
         detectors, self.detectors = self.detectors, []
@@ -143,7 +203,8 @@ class RunConfig:
         if isinstance(self.detectors, (list, tuple)):
             self.detectors = [DetectorSpec.of(d) if isinstance(d, Detector) else d for d in self.detectors]
         self._check_fields()
-        self.load_plugins()
+        self.load_plugins()  # an import-path detector's own name is its plain label
+        assign_detector_labels(self.detectors)
         self._check_names()
         return self
 
@@ -273,11 +334,10 @@ class RunConfig:
             if not isinstance(spec, AttackSpec):
                 raise ConfigError(f"each attack must be an AttackSpec, got {show(spec)}")
             spec.check()
-            if spec.name != "pipeline":
-                try:
-                    attacks.resolve(spec.name)
-                except (TypeError, ValueError) as err:
-                    raise ConfigError(str(err).replace(" (or an import path", ", pipeline (or an import path", 1)) from None
+            try:
+                attacks.resolve(spec.name)
+            except (TypeError, ValueError) as err:
+                raise ConfigError(str(err)) from None
             for label, params in spec.expand():
                 try:
                     attack = spec.build(self.seed, params, targets=targets)
@@ -307,8 +367,8 @@ class RunConfig:
                 raise ConfigError(f"detector {spec.name!r}: label must be a non-empty str, got {show(spec.label)}")
             label = spec.base_label()
             if label in seen_detectors:
-                raise ConfigError(f"detector label {label!r} is configured twice; scores and reports are keyed by "
-                                  "it: give one of them its own `label`")
+                raise ConfigError(f"detector label {label!r} is configured twice (same name and parameters, or the "
+                                  "same `label`); scores and reports are keyed by it: give one of them its own `label`")
             seen_detectors.add(label)
             try:
                 # constructors check values and load nothing; the fingerprint keys the stored scores

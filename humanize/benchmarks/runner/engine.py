@@ -35,7 +35,7 @@ from functools import partial
 import pandas as pd
 
 from . import jobs, model_sharing
-from .manifest import build_manifest
+from .manifest import build_manifest, input_pairs
 from .config import ConfigError, RunConfig, sampling_seed
 from ..data import load_dataset
 from ..data.split import group_split
@@ -43,7 +43,7 @@ from .executors import Failure, get_executor
 from .run_tables import (CLEAN, COST_COLUMNS, INFO_COUNTS, cost_rows, evaluate_defenses, failure_rows,
                          mixed_machines, score_rows, unchanged_reason)
 from .stages import StageWork, batch_keys, missing_batches, run_stage, run_stages
-from .store import ResultsStore, text_hash
+from .store import ResultsStore, computed_attack_record, text_hash
 
 __all__ = ["CLEAN", "COST_COLUMNS", "INFO_COUNTS", "RunResult", "run", "sample_rows"]
 
@@ -158,6 +158,8 @@ def _run_attacks(config: RunConfig, store: ResultsStore, executor, machine: pd.D
     # every attack and θ at once: an executor with workers keeps them busy across the jobs
     stages = run_stages(executor, work_items, progress=progress, name="attacks")
     for (spec, label, attack, key), stage in zip(plan, stages):
+        for h in stage.computed:  # the shape a cached row has (store.attack_record), whichever way it came
+            stage.results[h] = computed_attack_record(key, h, stage.results[h])
         work["attacked"] += len(stage.computed)
         failures.extend(stage.failures)
         outputs[label] = _attack_frame(machine, spec, label, attack, key, stage)
@@ -177,8 +179,7 @@ def _attack_frame(machine: pd.DataFrame, spec, label: str, attack, key: str, sta
     columns.update({col: [r.get(col) for r in rows] for col in COST_COLUMNS})
     columns["cost_source"] = ["measured" if h in measured else "cached" for h in hashes]
     columns["machine"] = [r.get("machine") for r in rows]
-    # computed rows carry their count (their edits come encoded); rows read from the store, the list
-    columns["n_edits"] = [r["n_edits"] if "n_edits" in r else len(r["edits"]) for r in rows]
+    columns["n_edits"] = [r["n_edits"] for r in rows]
     # texts a detector-guided attack sent to its target/surrogate (RAFT, HMGC), 0 for the others
     columns["detector_queries"] = [int(i.get("detector_queries", 0) or 0) for i in infos]
     # prompt / completion tokens of the generator calls a rewriting attack made (0 for the others)
@@ -365,7 +366,8 @@ def _run(config: RunConfig, run_id: str, rows: pd.DataFrame, store: ResultsStore
     for frame in outputs.values():
         texts.update(zip(frame["text_hash"], frame["text"]))
     defended = _defend(config, executor, texts, progress, failures)
-    groups = [texts, *({text_hash(t): t for t in d.values()} for d in defended.values())]
+    defended_by_hash = {name: {h: text_hash(t) for h, t in d.items()} for name, d in defended.items()}
+    groups = [texts, *({defended_by_hash[name][h]: t for h, t in d.items()} for name, d in defended.items())]
     scores = _score_all(config, store, executor, groups, train, plan, progress, work, failures)
 
     base = test[["id", "label", "domain", "text_hash"]].assign(attack=CLEAN, adv_source_id=test["id"])
@@ -395,12 +397,13 @@ def _run(config: RunConfig, run_id: str, rows: pd.DataFrame, store: ResultsStore
         # messages are scrubbed where they are made; this is the second defence, before anything is stored
         failures[:] = [replace(f, error=scrub_secrets(f.error)) for f in failures]
         ids = dict(zip(every["text_hash"], every["id"]))
-        for frame in defended.values():
-            ids.update((text_hash(t), ids.get(h)) for h, t in frame.items() if text_hash(t) not in ids)
+        for hashes in defended_by_hash.values():  # a defended text's failure is its undefended text's document's
+            ids.update((dh, ids.get(h)) for h, dh in hashes.items() if dh not in ids)
         tables["failures"] = failure_rows(failures, ids)
         notes.append(f"{len(failures)} document(s) failed and are left out of the tables (see the run's "
                      f"'failures' table); a rerun retries them: {failures[0].job}: {failures[0].error}")
         warnings.warn(notes[-1], RuntimeWarning, stacklevel=3)
+    store.put_inputs(run_id, input_pairs(rows))  # what later commands that re-read the dataset check against
     store.finish_run(run_id, tables)
     return RunResult(run_id, tables, str(config.db), work, corrupt=list(store.corrupt), warnings=notes,
                      failures=failures, manifest=manifest)

@@ -184,6 +184,31 @@ def attack_rows(manifest: dict) -> list[dict]:
     return out
 
 
+def input_pairs(rows) -> list[tuple[str, str]]:
+    """``(row id, text hash)`` of every sampled row (train and test): what a run records it read."""
+    return list(zip(rows["id"].astype(str), rows["text_hash"]))
+
+
+def check_inputs(store, run_id: str, rows, dataset: str) -> None:
+    """The texts re-read from ``dataset`` for run ``run_id`` (``rows``, as :func:`~.engine.sample_rows`
+    gives them) are the ones the run read: else a one-line :class:`~humanize.exceptions.DatasetChanged`
+    naming how many differ and one of them. A run stored before inputs were recorded is not checked."""
+    recorded = store.inputs(run_id)
+    if not recorded:
+        return
+    now = dict(input_pairs(rows))
+    differ = sorted(i for i in recorded.keys() | now.keys() if recorded.get(i) != now.get(i))
+    if differ:
+        from humanize.exceptions import DatasetChanged
+
+        first = differ[0]
+        why = ("no longer in the sample" if first not in now else "not in the run's sample" if first not in recorded
+               else "its text changed")
+        raise DatasetChanged(f"dataset {dataset!r} changed since run {run_id}: {len(differ)} text(s) differ from "
+                             f"those the run scored, e.g. id {first!r} ({why}); rerun it to score the texts as they "
+                             f"are now")
+
+
 def ensure_dataset(config, manifest: dict | None):
     """``config``, after loading the plug-in files the run recorded when its dataset is not known here
     (a plug-in's loader): the documents of a run are re-read from its dataset, not stored."""

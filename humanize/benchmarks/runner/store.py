@@ -42,7 +42,8 @@ from .store_schema import (TABLES, StoreError, check_file, columns, connect, dis
                            is_locked, locked_error,
                            migrate, normalize_row, row_hash, to_sql)
 
-__all__ = ["ResultsStore", "StoreError", "StoreWarning", "encode_attack_row", "encode_edits", "text_hash"]
+__all__ = ["ResultsStore", "StoreError", "StoreWarning", "attack_record", "computed_attack_record", "encode_attack_row",
+           "encode_edits", "text_hash"]
 
 
 #: Tables computed from a finished run after it ran (:meth:`ResultsStore.add_run_table`).
@@ -69,6 +70,27 @@ def encode_attack_row(attack_key: str, input_hash: str, row: dict) -> tuple:
         *(row.get(c) for c in _ATTACK_COLS[3:]),
     ))
     return (*map(to_sql, values), row_hash("attack_outputs", values))
+
+
+def attack_record(values: Sequence) -> dict:
+    """The one shape of an attack output in the runner, read from the store or just computed: the
+    store's columns (``output``; ``edits`` as a list of ``[start, end, replacement]``; ``info`` as a
+    dict, as JSON gives it back; the costs in their column types, None when not measured;
+    ``machine``) and ``n_edits``. ``values``: the stored values, in column order."""
+    rec = dict(zip(_ATTACK_COLS, values))
+    rec["edits"], rec["info"] = json.loads(rec["edits"]), json.loads(rec["info"])
+    rec["n_edits"] = len(rec["edits"])
+    return rec
+
+
+def computed_attack_record(attack_key: str, input_hash: str, row: dict) -> dict:
+    """A row an attack job just computed (:func:`~humanize.benchmarks.runner.jobs.attack_texts`, maybe
+    with its ``encoded`` form) as :func:`attack_record`: exactly what reading it back from the store gives."""
+    enc = row.get("encoded")
+    if not (isinstance(enc, tuple) and len(enc) == len(_ATTACK_COLS) + 3 and enc[0] == attack_key
+            and enc[1] == input_hash):
+        enc = encode_attack_row(attack_key, input_hash, row)
+    return attack_record([from_sql(v) for v in enc[2:-1]])
 
 
 def _edits_text(edits) -> str:
@@ -305,12 +327,8 @@ class ResultsStore:
 
     # -- attack outputs -----------------------------------------------------------
     def attack_outputs(self, attack_key: str, hashes: Sequence[str]) -> dict[str, dict]:
-        out = {}
-        for h, row in self._read("attack_outputs", attack_key, hashes).items():
-            rec = dict(zip(_ATTACK_COLS, row))
-            rec["edits"], rec["info"] = json.loads(rec["edits"]), json.loads(rec["info"])
-            out[h] = rec
-        return out
+        """The stored outputs under ``attack_key`` of the inputs ``hashes``: {input hash: :func:`attack_record`}."""
+        return {h: attack_record(row) for h, row in self._read("attack_outputs", attack_key, hashes).items()}
 
     def put_attack_outputs(self, attack_key: str, rows: Sequence[dict]) -> None:
         """Rows: ``input_hash``, ``output``, ``edits`` (a list of ``[start, end, replacement]``, or
@@ -348,6 +366,40 @@ class ResultsStore:
         rows = [normalize_row("quality", (key, h), (json.dumps(m, default=repr),))
                 for key, pairs in rows_by_key.items() for h, m in pairs]
         self._write("quality", rows, "store quality rows")
+
+    # -- the inputs a run read ----------------------------------------------------
+    def inputs(self, run_id: str) -> dict[str, str]:
+        """``{row id: text hash}`` of the dataset texts ``run_id`` read (empty for a run stored before
+        they were recorded). A row that fails its checksum is left out and reported in ``corrupt``."""
+        if not self._cols.get("inputs"):
+            return {}
+        out, bad = {}, 0
+        with self._guard("read inputs"):
+            for run, rid, th, stored in self._conn.execute(
+                    "SELECT run_id, id, text_hash, row_hash FROM inputs WHERE run_id = ?", (run_id,)):
+                row = (from_sql(run), from_sql(rid), from_sql(th))
+                if stored is not None and row_hash("inputs", row) == stored:
+                    out[row[1]] = row[2]
+                else:
+                    bad += 1
+                    self.corrupt.append({"table": "inputs", "key": run_id, "hash": row[1], "reason": "checksum mismatch"})
+        if bad:
+            warnings.warn(f"{self.path}: {bad} recorded input(s) of run {run_id!r} failed their integrity check and are "
+                          "not checked against", StoreWarning, stacklevel=2)
+        return out
+
+    def put_inputs(self, run_id: str, pairs: Iterable[tuple[str, str]]) -> None:
+        """Record ``(row id, text hash)`` of every dataset text ``run_id`` read; rewritten only when
+        they differ from what is recorded (a rerun of the same run on an unchanged dataset writes nothing)."""
+        pairs = {str(i): str(h) for i, h in pairs}
+        if self.inputs(run_id) == pairs:
+            return
+        with self._guard("record the run's inputs"):
+            if not self._writing:
+                self._open_writer()
+            self._conn.execute("DELETE FROM inputs WHERE run_id = ?", (run_id,))
+        self._write("inputs", [normalize_row("inputs", (run_id, i), (h,)) for i, h in pairs.items()],
+                    "record the run's inputs")
 
     # -- runs and result tables ---------------------------------------------------
     def start_run(self, run_id: str, config: dict) -> None:

@@ -29,10 +29,13 @@ TABLES: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str], ...]]] = {
     "scores": (("detector_key", "text_hash"), (("score", "REAL"),)),
     "quality": (("attack_key", "input_hash"), (("metrics", "TEXT"),)),
     "runs": (("run_id",), (("config", "TEXT"), ("status", "TEXT"), ("tables", "TEXT"))),
+    # the content hash of every dataset text a run read (train and test), by row id: what a later
+    # command that re-reads the texts from the dataset checks them against
+    "inputs": (("run_id", "id"), (("text_hash", "TEXT"),)),
 }
 #: Columns added after the first release; an older database gains them when first written to.
 ADDED_COLUMNS = {"attack_outputs": ("machine", "row_hash"), "scores": ("row_hash",), "quality": ("row_hash",),
-                 "runs": ("row_hash",)}
+                 "runs": ("row_hash",), "inputs": ()}
 SCHEMA_VERSION = 2
 
 
