@@ -287,4 +287,4 @@ def _load_config_cases(add) -> None:
     add(Case("config", "load_config(a directory)", directory, "error", ("dir-matrix.toml",)))
     for label, arg, names in (("5", 5, ("int", "path")), ("None", None, ("None", "path"))):
         add(Case("config", f"load_config({label})", lambda ctx, a=arg: __import__(
-            "humanize.benchmarks.runner.config").benchmarks.config.load_config(a), "error", names))
+            "humanize.benchmarks.runner.config").benchmarks.runner.config.load_config(a), "error", names))
