@@ -85,7 +85,7 @@ class Synonym(EnginePreset):
     """
 
     name = "synonym"
-    version = "2"
+    version = "3"  # 3: documents over engine.WINDOW_WORDS words in windows, the budget shared (issue #22)
     _parameter_constraints = SYNONYM_CONSTRAINTS
     _model_params = ("lm", "mlm", "nli_model")
 
@@ -195,7 +195,7 @@ class QPA(Attack):
     """
 
     name = "qpa"
-    version = "2"
+    version = "3"  # 3: the engine's windows (issue #22)
     has_rate = False
 
     def __init__(self, attack: Any = "synonym", constraints: Any = None, rate: Any = None, seed: Any = None):
