@@ -5,7 +5,8 @@ machine texts (joined in their order by paragraph breaks, cut after the W-th wor
 attacked by ``--attack`` (default ``synonym`` at its defaults: sense synonyms ranked by the
 packaged causal LM, the POS / cosine / sentence-similarity filters) in a fresh child
 process per (code, length), so each peak RSS (``ru_maxrss`` of the child: the models
-included) is its own. ``after`` is this tree; ``before`` is the package as it was at
+included) is its own; "of which doc" is the rise over the peak after the models were
+loaded and one demo text attacked. ``after`` is this tree; ``before`` is the package as it was at
 ``--before`` (default ``c975aa4``, the commit before the windowed engine), exported with
 ``git archive`` into a temporary directory. Printed per run: seconds, peak RSS, swaps
 made of the target, and the share of the swaps in each quarter of the text (the
@@ -43,6 +44,7 @@ while n < words:
 text = "\n\n".join(out)
 attack = attacks.get(name)
 attack.apply(texts[0])  # models loaded before the clock starts
+warm = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 t = time.perf_counter()
 r = attack.apply(text)
 sec = time.perf_counter() - t
@@ -50,6 +52,7 @@ quarters = [0, 0, 0, 0]
 for e in r.edits:
     quarters[min(3, 4 * e.start // max(len(text), 1))] += 1
 print(json.dumps({"seconds": sec, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "warm_mb": warm,
                   "swaps": len(r.edits), "target": r.info.get("target_swaps"), "quarters": quarters}))
 """
 
@@ -87,7 +90,8 @@ def main(argv=None) -> None:
         if args.only != "before":
             trees["after"] = str(ROOT)
         print(f"{args.attack} on long documents; before = {args.before}, after = this tree")
-        print(f"{'words':>7} {'code':>7} {'seconds':>9} {'peak RSS MB':>12} {'swaps/target':>13}  share per quarter")
+        print(f"{'words':>7} {'code':>7} {'seconds':>9} {'peak RSS MB':>12} {'of which doc':>13} {'swaps/target':>13}"
+              f"  share per quarter")
         for words in args.words:
             for code, path in trees.items():
                 r = measure(path, words, args.attack, args.timeout)
@@ -97,6 +101,7 @@ def main(argv=None) -> None:
                 q = r["quarters"]
                 shares = " ".join(f"{x / max(sum(q), 1):.0%}" for x in q)
                 print(f"{words:>7} {code:>7} {r['seconds']:>9.1f} {r['rss_mb']:>12.0f} "
+                      f"{r['rss_mb'] - r['warm_mb']:>13.0f} "
                       f"{str(r['swaps']) + '/' + str(r['target']):>13}  {shares}", flush=True)
 
 

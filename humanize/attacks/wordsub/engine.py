@@ -49,12 +49,13 @@ def windows(doc: Doc, size: int | None = None) -> list[tuple[int, int]]:
     n = len(doc.words)
     if n <= size:
         return [(0, n)] if n else []
+    of = doc.sentence_of if len(doc.sentence_of) == n else [0] * n  # a hand-built Doc without sentences
     out: list[tuple[int, int]] = []
     lo = i = 0
     while i < n:
-        j = i  # the words of sentence doc.sentence_of[i]
-        s = doc.sentence_of[i]
-        while j < n and doc.sentence_of[j] == s:
+        j = i  # the words of sentence of[i]
+        s = of[i]
+        while j < n and of[j] == s:
             j += 1
         if j - lo > size and i > lo:  # the sentence does not fit: close the window before it
             out.append((lo, i))
@@ -74,10 +75,12 @@ def window_doc(doc: Doc, lo: int, hi: int) -> Doc:
     shifted to it (sentences clipped to it)."""
     c0 = 0 if lo == 0 else doc.words[lo - 1][1]
     c1 = len(doc.text) if hi >= len(doc.words) else doc.words[hi][0]
+    words = [(a - c0, b - c0) for a, b in doc.words[lo:hi]]
+    if len(doc.sentence_of) != len(doc.words) or not doc.sentences:  # a hand-built Doc without sentences
+        return Doc(doc.text[c0:c1], words, [(0, c1 - c0)], [0] * len(words))
     s0, s1 = doc.sentence_of[lo], doc.sentence_of[hi - 1]
     sents = [(max(a, c0) - c0, min(b, c1) - c0) for a, b in doc.sentences[s0: s1 + 1]]
-    return Doc(doc.text[c0:c1], [(a - c0, b - c0) for a, b in doc.words[lo:hi]], sents,
-               [x - s0 for x in doc.sentence_of[lo:hi]])
+    return Doc(doc.text[c0:c1], words, sents, [x - s0 for x in doc.sentence_of[lo:hi]])
 
 
 def share(k: int, weights: Sequence[int]) -> list[int]:

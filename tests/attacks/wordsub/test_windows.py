@@ -138,3 +138,13 @@ def test_deletion_importance_holds_a_bounded_number_of_document_copies(machine_t
     chunked, calls, queries_c = ranked(100)
     assert max(calls) == 100 and sum(calls) == len(positions) + 1 == queries_c == queries
     assert chunked.tolist() == whole.tolist()
+
+
+def test_a_hand_built_document_without_sentences_is_windowed_too():
+    text = "word " * 1000
+    words = [(5 * k, 5 * k + 4) for k in range(1000)]
+    doc = Doc(text, words, [], [])
+    spans, w = engine.windows(doc), engine.WINDOW_WORDS
+    assert spans == [(lo, min(lo + w, 1000)) for lo in range(0, 1000, w)]
+    sub = engine.window_doc(doc, *spans[1])
+    assert sub.sentences == [(0, len(sub.text))] and sub.word(0) == "word"
