@@ -15,6 +15,7 @@ swaps stayed at the start).
 
     python benchmarks/bench_wordsub_long.py                         # 2k and 50k words, before and after
     python benchmarks/bench_wordsub_long.py --words 2000 --only after
+    python benchmarks/bench_wordsub_long.py --words 2000 --rate 0.1  # a budget below the words with a candidate
 """
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ CHILD = r"""
 import json, resource, sys, time
 from humanize import attacks
 from humanize.benchmarks.data import load_demo
-words, name = int(sys.argv[1]), sys.argv[2]
+words, name, rate = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 texts = load_demo().query("label == 'machine'")["generation"].tolist()
 out, n = [], 0
 while n < words:
@@ -42,7 +43,7 @@ while n < words:
         if n >= words:
             break
 text = "\n\n".join(out)
-attack = attacks.get(name)
+attack = attacks.get(name) if rate == "default" else attacks.get(name, rate=float(rate))
 attack.apply(texts[0])  # models loaded before the clock starts
 warm = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 t = time.perf_counter()
@@ -63,10 +64,10 @@ def export(rev: str, into: str) -> str:
     return into
 
 
-def measure(path: str, words: int, attack: str, timeout: float) -> dict | str:
+def measure(path: str, words: int, attack: str, timeout: float, rate: str = "default") -> dict | str:
     env = dict(os.environ, PYTHONPATH=path, HF_HUB_OFFLINE="1")
     try:
-        done = subprocess.run([sys.executable, "-c", CHILD, str(words), attack], env=env, capture_output=True,
+        done = subprocess.run([sys.executable, "-c", CHILD, str(words), attack, rate], env=env, capture_output=True,
                               text=True, timeout=timeout, cwd=tempfile.gettempdir())
     except subprocess.TimeoutExpired:
         return f"stopped after {timeout:.0f} s"
@@ -79,6 +80,7 @@ def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--words", type=int, nargs="+", default=[2000, 50000])
     p.add_argument("--attack", default="synonym")
+    p.add_argument("--rate", default="default", help="the attack's rate θ (default: its own)")
     p.add_argument("--before", default="c975aa4", help="git revision of the 'before' code")
     p.add_argument("--only", choices=["before", "after"], default=None)
     p.add_argument("--timeout", type=float, default=3600.0, help="seconds per run")
@@ -89,12 +91,12 @@ def main(argv=None) -> None:
             trees["before"] = export(args.before, tmp)
         if args.only != "before":
             trees["after"] = str(ROOT)
-        print(f"{args.attack} on long documents; before = {args.before}, after = this tree")
+        print(f"{args.attack} (rate {args.rate}) on long documents; before = {args.before}, after = this tree")
         print(f"{'words':>7} {'code':>7} {'seconds':>9} {'peak RSS MB':>12} {'of which doc':>13} {'swaps/target':>13}"
               f"  share per quarter")
         for words in args.words:
             for code, path in trees.items():
-                r = measure(path, words, args.attack, args.timeout)
+                r = measure(path, words, args.attack, args.timeout, args.rate)
                 if isinstance(r, str):
                     print(f"{words:>7} {code:>7}  {r}", flush=True)
                     continue

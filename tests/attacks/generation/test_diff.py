@@ -31,8 +31,9 @@ def _edited(draw_ops, text: str) -> str:
     return "".join(parts)
 
 
-_ops = st.lists(st.tuples(st.integers(0, 10_000), st.sampled_from(["insert", "delete", "replace"]),
-                          st.sampled_from(["x", " ", "😀", "\n\n", "the", "Привет", ".", "\u200b", ""])), max_size=6)
+_new = st.sampled_from(["x", " ", "😀", "\n\n", "the", "Привет", ".", "\u200b", ""])
+_ops = st.lists(st.tuples(st.integers(0, 10_000), st.sampled_from(["insert", "delete", "replace"]), _new),
+                max_size=6)
 _pairs = st.one_of(
     st.tuples(any_text, any_text),
     st.tuples(st.one_of(mixed_scripts, blank), _ops).map(lambda p: (p[0], _edited(p[1], p[0]))),
