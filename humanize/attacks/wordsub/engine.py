@@ -9,6 +9,15 @@ Each document is processed on its own (its model passes batched inside it),
 so a result never depends on the batch it came in or its order; the only
 randomness, the stochastic rounding of ``rate * eligible words``, comes from
 the document's own seeded stream.
+
+Long documents (issue #22 §2) are processed in windows of consecutive sentences of
+at most :data:`WINDOW_WORDS` words (a longer sentence cut at that many words): the
+candidate generators, candidate constraints and the scorer see one window at a time,
+as a document of its own, so their batches, model inputs and arrays are bounded by the
+window, never by the document; and, without a ranker or a detector-guided search, the
+swap budget ``k`` is shared among the windows in proportion to their words with an
+allowed candidate, so the swaps spread over the whole document. A document of at most
+``WINDOW_WORDS`` words is one window: the same work and output as without windows.
 """
 from __future__ import annotations
 
@@ -27,7 +36,73 @@ from .scoring import CausalLMScore, Scorer
 from .search import Search, TopScore
 from .text_constraints import MaxWordsChanged, TextConstraint
 
-__all__ = ["WordSubstitution", "Parts", "EnginePreset"]
+__all__ = ["WordSubstitution", "Parts", "EnginePreset", "WINDOW_WORDS", "windows", "window_doc", "share"]
+
+#: The most words of a window (about 550 tokens of the default ranking LM: inside its 1,024-token window).
+WINDOW_WORDS = 400
+
+
+def windows(doc: Doc, size: int | None = None) -> list[tuple[int, int]]:
+    """Word ranges ``[lo, hi)`` tiling the document: consecutive whole sentences of at most ``size``
+    (default :data:`WINDOW_WORDS`) words together, a longer sentence cut every ``size`` words."""
+    size = WINDOW_WORDS if size is None else int(size)
+    n = len(doc.words)
+    if n <= size:
+        return [(0, n)] if n else []
+    of = doc.sentence_of if len(doc.sentence_of) == n else [0] * n  # a hand-built Doc without sentences
+    out: list[tuple[int, int]] = []
+    lo = i = 0
+    while i < n:
+        j = i  # the words of sentence of[i]
+        s = of[i]
+        while j < n and of[j] == s:
+            j += 1
+        if j - lo > size and i > lo:  # the sentence does not fit: close the window before it
+            out.append((lo, i))
+            lo = i
+        while j - lo > size:  # a sentence longer than a window: cut it
+            out.append((lo, lo + size))
+            lo += size
+        i = j
+    if lo < n:
+        out.append((lo, n))
+    return out
+
+
+def window_doc(doc: Doc, lo: int, hi: int) -> Doc:
+    """Words ``lo..hi-1`` of ``doc`` as a document of their own: the text from the end of word ``lo - 1``
+    (the start for the first) to the start of word ``hi`` (the end for the last), words and sentences
+    shifted to it (sentences clipped to it)."""
+    c0 = 0 if lo == 0 else doc.words[lo - 1][1]
+    c1 = len(doc.text) if hi >= len(doc.words) else doc.words[hi][0]
+    words = [(a - c0, b - c0) for a, b in doc.words[lo:hi]]
+    if len(doc.sentence_of) != len(doc.words) or not doc.sentences:  # a hand-built Doc without sentences
+        return Doc(doc.text[c0:c1], words, [(0, c1 - c0)], [0] * len(words))
+    s0, s1 = doc.sentence_of[lo], doc.sentence_of[hi - 1]
+    sents = [(max(a, c0) - c0, min(b, c1) - c0) for a, b in doc.sentences[s0: s1 + 1]]
+    return Doc(doc.text[c0:c1], words, sents, [x - s0 for x in doc.sentence_of[lo:hi]])
+
+
+def share(k: int, weights: Sequence[int]) -> list[int]:
+    """``k`` split into integer parts in proportion to ``weights``, part ``w`` at most ``weights[w]``
+    (largest remainders, ties to the earlier part); the parts sum to ``min(k, sum(weights))``."""
+    weights = [max(0, int(w)) for w in weights]
+    k = min(int(k), sum(weights))
+    parts = [0] * len(weights)
+    while k > sum(parts):
+        left = k - sum(parts)
+        open_ = [w for w, x in enumerate(weights) if parts[w] < x]
+        total = sum(weights[w] for w in open_)
+        exact = {w: left * weights[w] / total for w in open_}
+        add = {w: min(int(exact[w]), weights[w] - parts[w]) for w in open_}
+        rest = left - sum(add.values())
+        by_rest = sorted((w for w in open_ if parts[w] + add[w] < weights[w]),
+                         key=lambda w: (-(exact[w] - int(exact[w])), w))
+        for w in by_rest[:rest]:
+            add[w] += 1
+        for w in open_:
+            parts[w] += add[w]
+    return parts
 
 
 class Parts(NamedTuple):
@@ -68,7 +143,7 @@ class WordSubstitution(Attack):
     """
 
     name = "word_substitution"
-    version = "1"
+    version = "2"  # 2: documents over WINDOW_WORDS words are processed in windows (issue #22)
 
     def __init__(self, candidates: Sequence = (), constraints: Sequence = (), scorer: Any = None,
                  search: Any = None, rate: float = 0.5, seed: int = 0, ranker: Any = None, offer: str = "top_k"):
@@ -114,10 +189,37 @@ class WordSubstitution(Attack):
 
     def candidates_for(self, doc: Doc, positions: Sequence[int] | None = None
                        ) -> tuple[list[int], dict[int, list[Candidate]]]:
-        """The words (default: every eligible one) and their allowed, scored candidates (before the search)."""
+        """The words (default: every eligible one) and their allowed, scored candidates (before the search).
+
+        One :func:`windows` window at a time (:func:`window_doc`), the candidates' ``word`` mapped back to
+        the document's word indices; the windows' costs and notes go to ``doc``.
+        """
+        eligible = self.eligible(doc) if positions is None else list(positions)
+        spans = windows(doc)
+        if len(spans) <= 1:
+            return eligible, self._window_candidates(doc, eligible)
+        out: dict[int, list[Candidate]] = {}
+        wanted = sorted(set(eligible))
+        at = 0
+        for lo, hi in spans:
+            mine = []
+            while at < len(wanted) and wanted[at] < hi:
+                mine.append(wanted[at] - lo)
+                at += 1
+            if not mine:
+                continue
+            sub = window_doc(doc, lo, hi)
+            found = self._window_candidates(sub, mine)
+            for i, cs in found.items():
+                out[i + lo] = [c._replace(word=c.word + lo) for c in cs]
+            for key, v in sub.cost.items():
+                doc.cost[key] += v
+            doc.notes.update(sub.notes)
+        return eligible, {i: out.get(i, []) for i in eligible}
+
+    def _window_candidates(self, doc: Doc, eligible: list[int]) -> dict[int, list[Candidate]]:
         parts = self._parts()
         gens, cand_cons, scorer = parts.generators, parts.candidate_constraints, parts.scorer
-        eligible = self.eligible(doc) if positions is None else list(positions)
         merged: dict[int, dict[str, Candidate]] = {i: {} for i in eligible}
         for g in gens:
             for i, cs in g.propose(doc, eligible).items():
@@ -127,7 +229,7 @@ class WordSubstitution(Attack):
         for con in cand_cons:
             if any(cands.values()):
                 cands = con.filter(doc, cands)
-        return eligible, scorer.score(doc, cands)
+        return scorer.score(doc, cands)
 
     def _run(self, text: str):
         doc = Doc.parse(text)
@@ -142,8 +244,16 @@ class WordSubstitution(Attack):
             order = order[:k]
         # no model work when nothing will change; with a ranker, candidates for the words it offers only
         cands = self.candidates_for(doc, eligible if order is None else order)[1] if k else {}
+        spans = windows(doc) if k else []
         if not k:
             chosen = []
+        elif order is None and len(spans) > 1 and not getattr(search, "queries_detector", False):
+            # the budget shared among the windows in proportion to their words with a candidate
+            per = [[i for i in range(lo, hi) if cands.get(i)] for lo, hi in spans]
+            chosen = []
+            for words, q in zip(per, share(k, [len(ws) for ws in per])):
+                if q:
+                    chosen += search.select(doc, {i: cands[i] for i in words}, q, text_cons)
         elif order is None:
             chosen = search.select(doc, cands, k, text_cons)
         else:

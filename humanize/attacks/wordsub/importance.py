@@ -19,7 +19,8 @@ their code). The parts:
   backward pass per document.
 - ``method="deletion"`` (any other surrogate, zero-shot ones included): the drop
   of the surrogate's score when the word is deleted; the document and all its
-  one-word deletions go to the surrogate in ONE ``score`` call.
+  one-word deletions go to the surrogate in ONE ``score`` call (:data:`DELETION_BATCH` texts a call for a
+  longer document: memory bounded by that many copies of the text, not one per word).
 - LM importance: the rise of the causal LM's perplexity when the word is
   deleted. HMGC measures it on the whole text; here on the word's *sentence*
   (with and without the word, all sentences of a document batched in one
@@ -50,6 +51,10 @@ from .targets import THRESHOLD, QueriesDetector
 __all__ = ["SurrogateImportance", "delete_span", "min_max"]
 
 _METHODS = ("auto", "gradient", "deletion")
+#: The most texts (each a document with one word deleted) the deletion importance sends in one ``score`` call:
+#: a document of up to ``DELETION_BATCH - 1`` ranked words is one call, as before; a longer one holds
+#: ``DELETION_BATCH`` copies of itself at a time, never one per word (issue #22).
+DELETION_BATCH = 512
 
 
 def delete_span(text: str, start: int, end: int) -> str:
@@ -169,11 +174,20 @@ class SurrogateImportance(QueriesDetector, WordRanker):
             return np.zeros(0)
         if self.resolved_method() == "gradient":
             return self._gradient(doc, positions)
-        deleted = [delete_span(doc.text, *doc.words[i]) for i in positions]
+        # the document (unless its score is known) and its one-word deletions, scored DELETION_BATCH texts a
+        # call: each text is as long as the document, so only that many are held at once
+        n = len(positions) + (base is None)
+        scores = []
+        for lo in range(0, n, DELETION_BATCH):
+            texts = [doc.text if (base is None and j == 0) else
+                     delete_span(doc.text, *doc.words[positions[j - (base is None)]])
+                     for j in range(lo, min(n, lo + DELETION_BATCH))]
+            scores.append(np.asarray(self._score(doc, texts), dtype=float))
+            del texts
+        scores = np.concatenate(scores)
         if base is None:
-            scores = self._score(doc, [doc.text] + deleted)
             return scores[0] - scores[1:]
-        return float(base) - self._score(doc, deleted)
+        return float(base) - scores
 
     def _gradient(self, doc: Doc, positions: list[int]) -> np.ndarray:
         import torch

@@ -85,7 +85,7 @@ class Synonym(EnginePreset):
     """
 
     name = "synonym"
-    version = "2"
+    version = "3"  # 3: documents over engine.WINDOW_WORDS words in windows, the budget shared (issue #22)
     _parameter_constraints = SYNONYM_CONSTRAINTS
     _model_params = ("lm", "mlm", "nli_model")
 
@@ -195,7 +195,7 @@ class QPA(Attack):
     """
 
     name = "qpa"
-    version = "2"
+    version = "3"  # 3: the engine's windows (issue #22)
     has_rate = False
     _derived_state = ("_engine", "_inner")  # rebuilt after any set_params (a nested attack__rate too)
 
