@@ -35,6 +35,7 @@ from .rankers import WordRanker
 from .scoring import CausalLMScore, Scorer
 from .search import Search, TopScore
 from .text_constraints import MaxWordsChanged, TextConstraint
+from .unchanged import wordsub_unchanged_reason
 
 __all__ = ["WordSubstitution", "Parts", "EnginePreset", "WINDOW_WORDS", "windows", "window_doc", "share"]
 
@@ -276,6 +277,11 @@ class WordSubstitution(Attack):
             info.setdefault("detector_queries", 0)
         info.update(doc.notes)
         return apply_edits(text, edits), edits, info
+
+    def unchanged_reason(self, text: str, info: dict) -> str:
+        """No eligible word, none drawn at the rate, no candidate through the constraints, a guided
+        search's surrogate already below its threshold, or no swap kept (:mod:`.unchanged`)."""
+        return wordsub_unchanged_reason(info)
 
 
 class EnginePreset(WordSubstitution):

@@ -38,7 +38,6 @@ from .targets import THRESHOLD
 from humanize._validation import Options
 from humanize.exceptions import InvalidParameterError
 from .search import DetectorGreedy
-from .unchanged import wordsub_unchanged_reason
 
 __all__ = ["HMGC", "CALIBRATION_FPR", "calibrated_threshold"]
 
@@ -196,9 +195,6 @@ class HMGC(EnginePreset):
         new, edits, info = super()._run(text)
         info["surrogate_threshold"] = threshold
         return new, edits, info
-
-    def unchanged_reason(self, text: str, info: dict) -> str:
-        return wordsub_unchanged_reason(info)
 
     def assemble(self) -> WordSubstitution:
         gens, cons, scorer = synonym_parts(self, cosine_optional=True)  # Synonym's candidates and filters

@@ -148,3 +148,14 @@ def test_a_hand_built_document_without_sentences_is_windowed_too():
     assert spans == [(lo, min(lo + w, 1000)) for lo in range(0, 1000, w)]
     sub = engine.window_doc(doc, *spans[1])
     assert sub.sentences == [(0, len(sub.text))] and sub.word(0) == "word"
+
+
+def test_an_unchanged_document_says_why():
+    """The engine's info['unchanged'] names the reason (issue #22: no silent no-ops), and only when unchanged."""
+    w = WordSubstitution(candidates=[Reversed()], constraints=[NotStopword()], scorer=Flat(), rate=1.0)
+    assert w.apply("").info["unchanged"] == "no eligible word"
+    assert w.apply("of the and").info["unchanged"] == "no eligible word"  # stopwords only
+    assert WordSubstitution(candidates=[Reversed()], scorer=Flat(), rate=0.0).apply(
+        "The committee met today.").info["unchanged"] == "no word drawn at the rate"
+    changed = w.apply("The committee met today.")
+    assert changed.text != "The committee met today." and "unchanged" not in changed.info
