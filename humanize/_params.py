@@ -91,6 +91,19 @@ class ParamsMixin:
         return out
 
     # -- setting parameters ---------------------------------------------------------
+    def _init_params(self, arguments: dict) -> None:
+        """Store each constructor argument under its own name, as given, then validate.
+
+        Called first thing in ``__init__`` as ``self._init_params(locals())``: the arguments are
+        kept unconverted (scikit-learn's rule, so ``get_params`` and ``clone`` round-trip) and
+        checked against the declared constraints. A base class's ``__init__`` stores only its
+        own arguments; the subclass stores the rest and validates again.
+        """
+        for name, value in arguments.items():
+            if name != "self" and name != "__class__":
+                setattr(self, name, value)
+        self._validate()
+
     def _check_param_name(self, name: str) -> None:
         valid = self._param_tuple()
         if name not in valid:

@@ -31,9 +31,7 @@ class AlternativeSpelling(SiteAttack):
     needs_model = False  # rule-based: scheduled as plain tasks
 
     def __init__(self, rate: float = 1.0, seed: int = 0):
-        self.rate = rate
-        self.seed = seed
-        self._validate()
+        self._init_params(locals())
 
     def sites(self, text: str) -> list[Edit]:
         matcher, table, lower = _matcher()

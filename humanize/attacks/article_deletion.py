@@ -131,10 +131,7 @@ class ArticleDeletion(SiteAttack):
     _parameter_constraints = {"scope": [Options(str, SCOPES)]}
 
     def __init__(self, rate: float = 0.5, seed: int = 0, scope: str = "raid"):
-        self.rate = rate
-        self.seed = seed
-        self.scope = scope
-        self._validate()
+        self._init_params(locals())
 
     def sites(self, text: str) -> list[tuple]:
         return _raid_sites(text) if self.scope == "raid" else _extended_sites(text)

@@ -90,12 +90,7 @@ class Blend(CompositeAttack, BatchAttack):
 
     def __init__(self, attacks: Sequence[Union[Attack, str, dict]], policy: str = "alternate",
                  detector: Any = None, meter: Union[None, str, Callable] = None, seed: int = 0):
-        self.attacks = attacks
-        self.policy = policy
-        self.detector = detector
-        self.meter = meter
-        self.seed = seed
-        self._validate()
+        self._init_params(locals())
 
     @property
     def needs_model(self) -> bool:

@@ -98,9 +98,7 @@ class StripFormat(Attack):
     needs_model = False  # rule-based: scheduled as plain tasks
 
     def __init__(self, rate: float = 1.0, seed: int = 0):
-        self.rate = rate
-        self.seed = seed
-        self._validate()
+        self._init_params(locals())
 
     def _run(self, text: str) -> tuple:
         edits = _strip_edits(text)
@@ -252,11 +250,7 @@ class ImposeFormat(Attack):
     needs_model = False  # rule-based: scheduled as plain tasks
 
     def __init__(self, profile: FormatProfile, rate: float = 1.0, seed: int = 0, normalize: bool = True):
-        self.profile = profile
-        self.rate = rate
-        self.seed = seed
-        self.normalize = normalize
-        self._validate()
+        self._init_params(locals())
 
     _parameter_constraints = {
         "profile": [InstanceOf(FormatProfile, name="a fitted FormatProfile (FormatProfile.from_dict(d) builds one)")],

@@ -23,10 +23,7 @@ class InsertParagraphs(SiteAttack):
     _parameter_constraints = {"separator": ["nonempty str"]}
 
     def __init__(self, rate: float = 0.5, seed: int = 0, separator: str = "\n\n"):
-        self.rate = rate
-        self.seed = seed
-        self.separator = separator
-        self._validate()
+        self._init_params(locals())
 
     def sites(self, text: str) -> list[int]:
         spans = sentence_spans(text)

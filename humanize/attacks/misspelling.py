@@ -65,11 +65,7 @@ class Misspelling(Attack):
     }
 
     def __init__(self, rate: float = 0.2, seed: int = 0, dictionary: str = "common", lm: Any = None):
-        self.rate = rate
-        self.seed = seed
-        self.dictionary = dictionary
-        self.lm = lm
-        self._validate()
+        self._init_params(locals())
 
     @property
     def needs_model(self) -> bool:

@@ -40,9 +40,7 @@ class NumberSwap(SiteAttack):
     needs_model = False  # rule-based: scheduled as plain tasks
 
     def __init__(self, rate: float = 0.5, seed: int = 0):
-        self.rate = rate
-        self.seed = seed
-        self._validate()
+        self._init_params(locals())
 
     def sites(self, text: str) -> list[int]:
         return _sites(text)

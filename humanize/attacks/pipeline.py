@@ -78,8 +78,7 @@ class Pipeline(CompositeAttack):
     }
 
     def __init__(self, attacks: Sequence[Union[Attack, str, dict]]):
-        self.attacks = attacks
-        self._validate()
+        self._init_params(locals())
 
     def _run(self, text: str):
         current = text

@@ -53,9 +53,7 @@ class UpperLower(SiteAttack):
     needs_model = False  # rule-based: scheduled as plain tasks
 
     def __init__(self, rate: float = 0.05, seed: int = 0):
-        self.rate = rate
-        self.seed = seed
-        self._validate()
+        self._init_params(locals())
 
     def sites(self, text: str) -> list[int]:
         return _sites(text)

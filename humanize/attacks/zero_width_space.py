@@ -169,11 +169,7 @@ class ZeroWidthSpace(SiteAttack):
     _parameter_constraints = {"char": ["nonempty str"], "boundary": [Options(str, BOUNDARIES)]}
 
     def __init__(self, rate: float = 1.0, seed: int = 0, char: str = ZWSP, boundary: str = "codepoint"):
-        self.rate = rate
-        self.seed = seed
-        self.char = char
-        self.boundary = boundary
-        self._validate()
+        self._init_params(locals())
 
     def sites(self, text: str) -> list[int]:
         return _grapheme_sites(text) if self.boundary == "grapheme" else _sites(text)

@@ -62,14 +62,7 @@ class Normalize(Defense):
 
     def __init__(self, homoglyphs: bool = True, invisible: bool = True, whitespace: bool = True,
                  quotes: bool = True, dashes: bool = True, nfkc: bool = True, confusables="auto"):
-        self.homoglyphs = homoglyphs
-        self.invisible = invisible
-        self.whitespace = whitespace
-        self.quotes = quotes
-        self.dashes = dashes
-        self.nfkc = nfkc
-        self.confusables = confusables
-        self._validate()
+        self._init_params(locals())
 
     def _check(self) -> None:
         c = self.confusables

@@ -58,13 +58,7 @@ class Binoculars(Detector):
 
     def __init__(self, observer="tiiuae/falcon-7b", performer="tiiuae/falcon-7b-instruct", *,
                  max_tokens: int = DEFAULT_MAX_TOKENS, batch_tokens=None, device=None, dtype=None):
-        self.observer = observer
-        self.performer = performer
-        self.max_tokens = max_tokens
-        self.batch_tokens = batch_tokens
-        self.device = device
-        self.dtype = dtype
-        self._validate()
+        self._init_params(locals())
 
     def _models(self):
         observer = load_lm(self.observer, self.device, self.dtype)

@@ -81,11 +81,7 @@ class FunctionDetector(Detector):
 
     def __init__(self, fn: "Callable | str | None" = None, name: "str | None" = None, batch_size: int = 64,
                  fn_version: "str | None" = None):
-        self.fn = fn
-        self.name = name
-        self.batch_size = batch_size
-        self.fn_version = fn_version
-        self._validate()
+        self._init_params(locals())
 
     # -- parameters ---------------------------------------------------------------------
     def _check(self) -> None:

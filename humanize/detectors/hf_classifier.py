@@ -64,13 +64,7 @@ class HFClassifier(Detector):
 
     def __init__(self, model: str, machine_label: "str | int", max_tokens: "int | None" = None,
                  batch_size: int = 16, device: "str | None" = None, dtype: "str | None" = None):
-        self.model = model
-        self.machine_label = machine_label
-        self.max_tokens = max_tokens
-        self.batch_size = batch_size
-        self.device = device
-        self.dtype = dtype
-        self._validate()
+        self._init_params(locals())
         self._loaded = None
 
     # -- parameters ---------------------------------------------------------------------

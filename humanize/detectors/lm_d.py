@@ -97,17 +97,7 @@ class LMDetector(Detector):
                  batch_size: int = 16, max_tokens: int = 128, weight_decay: float = 0.01,
                  warmup_ratio: float = 0.1, freeze_embeddings: bool = True, seed: int = 0,
                  device: "str | None" = None):
-        self.model = model
-        self.epochs = epochs
-        self.lr = lr
-        self.batch_size = batch_size
-        self.max_tokens = max_tokens
-        self.weight_decay = weight_decay
-        self.warmup_ratio = warmup_ratio
-        self.freeze_embeddings = freeze_embeddings
-        self.seed = seed
-        self.device = device
-        self._validate()
+        self._init_params(locals())
 
     # -- model files --------------------------------------------------------------------
     def _model_dir(self) -> str:

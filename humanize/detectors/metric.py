@@ -126,12 +126,7 @@ class CausalLMMetricDetector(Detector):
 
     def __init__(self, model="smollm2-135m-instruct", *, max_tokens: int = DEFAULT_MAX_TOKENS,
                  batch_tokens=None, device=None, dtype=None):
-        self.model = model
-        self.max_tokens = max_tokens
-        self.batch_tokens = batch_tokens
-        self.device = device
-        self.dtype = dtype
-        self._validate()
+        self._init_params(locals())
 
     def _scoring_lm(self):
         lm = load_lm(self.model, self.device, self.dtype)

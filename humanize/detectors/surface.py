@@ -166,11 +166,7 @@ class SurfaceProbe(Detector):
 
     def __init__(self, features: "str | Sequence[str] | None" = None, C: float = 1.0, max_iter: int = 5000,
                  random_state: int = 0):
-        self.features = features
-        self.C = C
-        self.max_iter = max_iter
-        self.random_state = random_state
-        self._validate()
+        self._init_params(locals())
 
     def _check(self) -> None:
         _check_feature_names(self.features)

@@ -59,9 +59,7 @@ class Target(ParamsMixin):
     }
 
     def __init__(self, detector: Any, train: Any = None):
-        self.detector = detector
-        self.train = train
-        self._validate()
+        self._init_params(locals())
 
     # -- parameters -------------------------------------------------------------------
     def _check(self) -> None:

@@ -35,14 +35,7 @@ class TfidfLogReg(Detector):
 
     def __init__(self, ngram_range: tuple = (1, 2), max_features: "int | None" = 50_000, min_df: "int | float" = 2,
                  sublinear_tf: bool = True, C: float = 1.0, max_iter: int = 5000, random_state: int = 0):
-        self.ngram_range = ngram_range
-        self.max_features = max_features
-        self.min_df = min_df
-        self.sublinear_tf = sublinear_tf
-        self.C = C
-        self.max_iter = max_iter
-        self.random_state = random_state
-        self._validate()
+        self._init_params(locals())
 
     def _check(self) -> None:
         ng = self.ngram_range

@@ -160,17 +160,7 @@ class Dipper(Generator):
     def __init__(self, model: Any = DIPPER_MODEL, tokenizer: Any = DIPPER_TOKENIZER, lex_diversity: int = 60,
                  order_diversity: int = 0, sent_interval: int = 3, top_p: float = 0.75, max_new_tokens: int = 512,
                  batch_size: int = 8, device: Any = None, dtype: Any = None):
-        self.model = model
-        self.tokenizer = tokenizer
-        self.lex_diversity = lex_diversity
-        self.order_diversity = order_diversity
-        self.sent_interval = sent_interval
-        self.top_p = top_p
-        self.max_new_tokens = max_new_tokens
-        self.batch_size = batch_size
-        self.device = device
-        self.dtype = dtype
-        self._validate()
+        self._init_params(locals())
 
     @property
     def codes(self) -> tuple[int, int]:

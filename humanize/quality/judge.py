@@ -181,11 +181,7 @@ class MeaningJudge(ParamsMixin):
 
     def __init__(self, llm: Any = "endpoint:gpt-4o-mini", seed: int = 0, max_new_tokens: int = 16,
                  batch_size: Optional[int] = None):
-        self.llm = llm
-        self.seed = seed
-        self.max_new_tokens = max_new_tokens
-        self.batch_size = batch_size
-        self._validate()
+        self._init_params(locals())
 
     def _check(self) -> None:
         self.generator()

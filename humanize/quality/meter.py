@@ -82,19 +82,7 @@ class QualityMeter(ParamsMixin):
                  max_length: Optional[int] = None, stride: Optional[int] = None,
                  max_windows: int = MAX_WINDOWS, max_chars: int = MAX_CHARS, device=None,
                  nli_model: Union[str, LoadedModel] = DEFAULT_NLI_MODEL, judge=None, custom=None):
-        self.lm = lm
-        self.encoder = encoder
-        self.meters = meters
-        self.batch_size = batch_size
-        self.max_length = max_length
-        self.stride = stride
-        self.max_windows = max_windows
-        self.max_chars = max_chars
-        self.device = device
-        self.nli_model = nli_model
-        self.judge = judge
-        self.custom = custom
-        self._validate()
+        self._init_params(locals())
 
     def _check(self) -> None:
         self._active()

@@ -98,13 +98,7 @@ class Paraphrase(RewriteAttack):
 
     def __init__(self, paraphraser: Any = DEFAULT_CHAT_LM, seed: int = 0, chunk_sentences: int = 3,
                  instruction: str = DEFAULT_INSTRUCTION, on_bad_answer: str = "keep", max_retries: int = 2):
-        self.paraphraser = paraphraser
-        self.seed = seed
-        self.chunk_sentences = chunk_sentences
-        self.instruction = instruction
-        self.on_bad_answer = on_bad_answer
-        self.max_retries = max_retries
-        self._validate()
+        self._init_params(locals())
 
     def generator(self) -> Generator:
         """The paraphraser as a :class:`Generator` (resolved once per parameter value)."""
@@ -175,10 +169,7 @@ class Recursion(RewriteAttack):
     }
 
     def __init__(self, paraphraser: Any = "dipper", depth: int = 5, seed: int = 0):
-        self.paraphraser = paraphraser
-        self.depth = depth
-        self.seed = seed
-        self._validate()
+        self._init_params(locals())
 
     def paraphrase_attack(self) -> Paraphrase:
         """The one-pass attack each step runs."""

@@ -154,14 +154,7 @@ class Prompt(RewriteAttack):
     def __init__(self, llm: Any = DEFAULT_CHAT_LM, guidance: Union[str, Sequence[str]] = "paraphrase",
                  qpa: bool = False, chunk_sentences: Optional[int] = None, seed: int = 0,
                  on_bad_answer: str = "keep", max_retries: int = 2):
-        self.llm = llm
-        self.guidance = guidance
-        self.qpa = qpa
-        self.chunk_sentences = chunk_sentences
-        self.seed = seed
-        self.on_bad_answer = on_bad_answer
-        self.max_retries = max_retries
-        self._validate()
+        self._init_params(locals())
 
     # -- parameters -----------------------------------------------------------------
     def _check(self) -> None:

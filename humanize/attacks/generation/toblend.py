@@ -107,19 +107,7 @@ class TOBLEND(RewriteAttack):
                  top_p: float = 1.0, temperature: float = 1.0, max_new_tokens: Optional[int] = None, seed: int = 0,
                  device=None, qpa: bool = False, min_similarity: float = 0.7,
                  encoder: str = "all-minilm-l6-v2", incremental: bool = True):
-        self.models = models
-        self.prefix_words = prefix_words
-        self.top_k = top_k
-        self.top_p = top_p
-        self.temperature = temperature
-        self.max_new_tokens = max_new_tokens
-        self.seed = seed
-        self.device = device
-        self.qpa = qpa
-        self.min_similarity = min_similarity
-        self.encoder = encoder
-        self.incremental = incremental
-        self._validate()
+        self._init_params(locals())
 
     def provenance(self) -> dict:
         """The base provenance with each blended model (and QPA's encoder) resolved to its identity.

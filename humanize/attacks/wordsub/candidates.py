@@ -42,8 +42,7 @@ class WordNetSynonyms(CandidateGenerator):
     _parameter_constraints = {"max_candidates": [Interval(Integral, 1, None)]}
 
     def __init__(self, max_candidates: int = 20):
-        self.max_candidates = max_candidates
-        self._validate()
+        self._init_params(locals())
 
     def _synonyms(self, wn, word: str) -> list[str]:
         cache = self.__dict__.setdefault("_cache", {})
@@ -81,10 +80,7 @@ class VectorNeighbours(CandidateGenerator):
     }
 
     def __init__(self, vectors: Any = "glove-6b-50d", k: int = 10, vocabulary: int = 50_000):
-        self.vectors = vectors
-        self.k = k
-        self.vocabulary = vocabulary
-        self._validate()
+        self._init_params(locals())
 
     def _space(self):
         from humanize.models import load_word_vectors
@@ -137,12 +133,7 @@ class MaskedLMFill(CandidateGenerator):
 
     def __init__(self, model: Any = "bert-base-cased", top_k: int = 20, window: int = 20, batch_size: int = 32,
                  device: Any = None):
-        self.model = model
-        self.top_k = top_k
-        self.window = window
-        self.batch_size = batch_size
-        self.device = device
-        self._validate()
+        self._init_params(locals())
 
     def loaded(self):
         from humanize.models import load_masked_lm

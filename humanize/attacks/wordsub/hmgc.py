@@ -103,7 +103,9 @@ class HMGC(EnginePreset):
     """
 
     name = "hmgc"
-    version = "3"  # 3: threshold "auto" (a zero-shot surrogate's is calibrated; was 0.5 for every surrogate)
+    # 3: threshold "auto" (a zero-shot surrogate's is calibrated; was 0.5 for every surrogate), and the
+    # engine works long documents one window of sentences at a time
+    version = "3"
     _model_params = ("lm", "mlm", "nli_model")
     _parameter_constraints = {
         **SYNONYM_CONSTRAINTS,
@@ -122,31 +124,7 @@ class HMGC(EnginePreset):
                  top_k: int = 50, min_mlm_prob: float = 0.0005, max_queries: Any = None, device: Any = None,
                  candidates: Any = None, senses: int = 1, allowed_swaps: Any = DEFAULT_ALLOWED_SWAPS,
                  min_entailment: Any = None, nli_model: Any = None):
-        self.rate = rate
-        self.seed = seed
-        self.surrogate = surrogate
-        self.train = train
-        self.threshold = threshold
-        self.max_share = max_share
-        self.min_similarity = min_similarity
-        self.weight = weight
-        self.importance = importance
-        self.mlm = mlm
-        self.lm = lm
-        self.vectors = vectors
-        self.neighbours = neighbours
-        self.min_cosine = min_cosine
-        self.pos = pos
-        self.top_k = top_k
-        self.min_mlm_prob = min_mlm_prob
-        self.max_queries = max_queries
-        self.device = device
-        self.candidates = candidates
-        self.senses = senses
-        self.allowed_swaps = allowed_swaps
-        self.min_entailment = min_entailment
-        self.nli_model = nli_model
-        self._validate()
+        self._init_params(locals())
 
     def _check(self) -> None:
         from .targets import check_detector_spec, check_train_spec

@@ -112,16 +112,7 @@ class SurrogateImportance(QueriesDetector, WordRanker):
     def __init__(self, surrogate: Any = "tfidf_lr", train: Any = "demo", weight: float = 0.8, method: str = "auto",
                  lm: Any = DEFAULT_RANKING_LM, seed: int = 0, device: Any = None, batch_size: int = 16,
                  skip_below: Any = None):
-        self.surrogate = surrogate
-        self.train = train
-        self.weight = weight
-        self.method = method
-        self.lm = lm
-        self.seed = seed
-        self.device = device
-        self.batch_size = batch_size
-        self.skip_below = skip_below
-        self._validate()
+        self._init_params(locals())
 
     _parameter_constraints = {
         "weight": [Interval(Real, 0, 1)],

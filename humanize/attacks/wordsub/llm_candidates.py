@@ -95,13 +95,7 @@ class LLMCandidates(CandidateGenerator):
 
     def __init__(self, model: Any = DEFAULT_CHAT_LM, k: int = 15, context: str = "sentence", batch_size: int = 16,
                  max_new_tokens: Any = None, device: Any = None):
-        self.model = model
-        self.k = k
-        self.context = context
-        self.batch_size = batch_size
-        self.max_new_tokens = max_new_tokens
-        self.device = device
-        self._validate()
+        self._init_params(locals())
 
 
     def loaded(self):

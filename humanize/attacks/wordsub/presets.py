@@ -95,27 +95,7 @@ class Synonym(EnginePreset):
                  max_share: Any = None, min_similarity: Any = SYNONYM_MIN_SIMILARITY, device: Any = None,
                  candidates: Any = None, senses: int = 1, allowed_swaps: Any = DEFAULT_ALLOWED_SWAPS,
                  min_entailment: Any = None, nli_model: Any = None):
-        self.rate = rate
-        self.seed = seed
-        self.mlm = mlm
-        self.lm = lm
-        self.vectors = vectors
-        self.neighbours = neighbours
-        self.min_cosine = min_cosine
-        self.pos = pos
-        self.pos_window = pos_window
-        self.top_k = top_k
-        self.window = window
-        self.min_mlm_prob = min_mlm_prob
-        self.max_share = max_share
-        self.min_similarity = min_similarity
-        self.device = device
-        self.candidates = candidates
-        self.senses = senses
-        self.allowed_swaps = allowed_swaps
-        self.min_entailment = min_entailment
-        self.nli_model = nli_model
-        self._validate()
+        self._init_params(locals())
 
     def assemble(self) -> WordSubstitution:
         gens, cons, scorer = synonym_parts(self)
@@ -200,11 +180,7 @@ class QPA(Attack):
     _derived_state = ("_engine", "_inner")  # rebuilt after any set_params (a nested attack__rate too)
 
     def __init__(self, attack: Any = "synonym", constraints: Any = None, rate: Any = None, seed: Any = None):
-        self.attack = attack
-        self.constraints = constraints
-        self.rate = rate
-        self.seed = seed
-        self._validate()
+        self._init_params(locals())
 
     _parameter_constraints = {
         "attack": [InstanceOf(WordSubstitution, name="a word-substitution attack (WordSubstitution, Synonym, RAFT, "

@@ -73,7 +73,9 @@ class RAFT(EnginePreset):
     """
 
     name = "raft"
-    version = "3"  # 3: llm and proxy default to DEFAULT_CHAT_LM (issue #19 §4)
+    # 4: the engine works long documents one window of sentences at a time (issue #22);
+    # 3: llm and proxy default to DEFAULT_CHAT_LM (issue #19 §4)
+    version = "4"
     _model_params = ("llm", "proxy")
     _parameter_constraints = {
         "k": [Interval(Integral, 1, None)],  # replacements asked per word
@@ -88,20 +90,7 @@ class RAFT(EnginePreset):
                  llm: Any = DEFAULT_CHAT_LM, proxy: Any = DEFAULT_CHAT_LM, k: int = 15, pos: bool = True,
                  max_queries: Any = None, batched: bool = True, device: Any = None,
                  allowed_swaps: Any = DEFAULT_ALLOWED_SWAPS, candidates: Any = None):
-        self.rate = rate
-        self.seed = seed
-        self.target = target
-        self.target_train = target_train
-        self.llm = llm
-        self.proxy = proxy
-        self.k = k
-        self.pos = pos
-        self.max_queries = max_queries
-        self.batched = batched
-        self.device = device
-        self.allowed_swaps = allowed_swaps
-        self.candidates = candidates
-        self._validate()
+        self._init_params(locals())
 
     def _check(self) -> None:
         from .targets import check_detector_spec, check_ready, check_train_spec

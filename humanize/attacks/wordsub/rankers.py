@@ -61,11 +61,7 @@ class Predictability(WordRanker):
     }
 
     def __init__(self, lm: Any = DEFAULT_RANKING_LM, device: Any = None, reduce: str = "first", max_windows: int = 8):
-        self.lm = lm
-        self.device = device
-        self.reduce = reduce
-        self.max_windows = max_windows
-        self._validate()
+        self._init_params(locals())
 
 
     def loaded(self):

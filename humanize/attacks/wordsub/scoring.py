@@ -66,9 +66,7 @@ class CausalLMScore(Scorer):
     _parameter_constraints = {"lm": ["model"]}
 
     def __init__(self, lm: Any = DEFAULT_RANKING_LM, device: Any = None):
-        self.lm = lm
-        self.device = device
-        self._validate()
+        self._init_params(locals())
 
     def loaded(self):
         from humanize.quality.perplexity import get_lm

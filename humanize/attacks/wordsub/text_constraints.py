@@ -60,10 +60,7 @@ class SentenceSimilarity(TextConstraint):
     _parameter_constraints = {"min_similarity": [Interval(Real, -1, 1)]}
 
     def __init__(self, min_similarity: float = 0.95, encoder: Any = DEFAULT_SENTENCE_ENCODER, device: Any = None):
-        self.min_similarity = min_similarity
-        self.encoder = encoder
-        self.device = device
-        self._validate()
+        self._init_params(locals())
 
     def values(self, originals, variants, doc=None):
         from humanize.quality.similarity import semantic_similarity
@@ -90,10 +87,7 @@ class SentenceEntailment(TextConstraint):
     _parameter_constraints = {"min_entailment": [Interval(Real, 0, 1)]}
 
     def __init__(self, min_entailment: float = 0.5, model: Any = None, device: Any = None):
-        self.min_entailment = min_entailment
-        self.model = model
-        self.device = device
-        self._validate()
+        self._init_params(locals())
 
     def values(self, originals, variants, doc=None):
         from humanize.quality.entailment import DEFAULT_NLI_MODEL, entailment
@@ -115,10 +109,7 @@ class PerplexityChange(TextConstraint):
     _parameter_constraints = {"max_change": [Interval(Real, 0, math.inf)]}
 
     def __init__(self, max_change: float = 0.05, lm: Any = DEFAULT_CAUSAL_LM, device: Any = None):
-        self.max_change = max_change
-        self.lm = lm
-        self.device = device
-        self._validate()
+        self._init_params(locals())
 
     def values(self, originals, variants, doc=None):
         from humanize.quality.perplexity import perplexity
@@ -142,8 +133,7 @@ class FleschChange(TextConstraint):
     _parameter_constraints = {"max_change": [Interval(Real, 0, math.inf)]}
 
     def __init__(self, max_change: float = 0.05):
-        self.max_change = max_change
-        self._validate()
+        self._init_params(locals())
 
     def values(self, originals, variants, doc=None):
         from humanize.quality.lexical import flesch_reading_ease
@@ -161,8 +151,7 @@ class MaxWordsChanged(ParamsMixin):
     _parameter_constraints = {"max_share": [Interval(Real, 0, 1)]}
 
     def __init__(self, max_share: float = 0.4):
-        self.max_share = max_share
-        self._validate()
+        self._init_params(locals())
 
     def limit(self, n_words: int) -> int:
         return int(math.floor(self.max_share * n_words + 1e-9))
