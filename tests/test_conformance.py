@@ -7,9 +7,11 @@ pickle, the same output whatever the batch or order, odd inputs, errors), not th
 The rewriters (paraphrase, recursion, prompt, qpa_prompt) run on a tiny random Llama with a chat
 template, and TOBLEND / QPA-TOBLEND blend it with a second one on another tokenizer (``tiny_chat``:
 the same code paths as SmolLM2 and Gemma, at a millisecond a forward pass; 3 new tokens, TOBLEND
-2-3); the word-level attacks (synonym, qpa, raft, hmgc) stay on SmolLM2-135M (the session fixture;
-RAFT one candidate per word), whose candidates a random model would never produce, so their edits
-would go unchecked; all of them on one one-sentence text. The LM detectors run on two tiny random
+2-3); the word-level attacks (synonym, qpa, raft, hmgc) rank with it too (RAFT: its LLM and proxy,
+one candidate per word), on MiniLM's similarity floors: on the text below they edit exactly what
+they edited on SmolLM2-135M (synonym one word; qpa, hmgc and raft none: WordNet's candidates fail
+their floors, RAFT's LLM lists none that passes its validity filter); all of them on one
+one-sentence text. The LM detectors run on two tiny random
 Llamas and the classifiers on tiny random classifiers (the detectors' own input tests do the same),
 32 tokens.
 Models are passed by name or path: the loader's per-process cache hands every component the
@@ -38,7 +40,6 @@ from humanize.detectors import Detector, NotFittedError, check_labels
 from humanize.testing import (ATTACK_CHECKS, ATTACK_STATIC_CHECKS, DETECTOR_CHECKS, DETECTOR_STATIC_CHECKS,
                               TRAIN_LABELS, TRAIN_TEXTS, ConformanceError, check_attack, check_detector)
 
-SMOL = "smollm2-135m-instruct"
 #: the model attacks' documents: short, so that every check's runs stay cheap
 SHORT = ["The committee met on Tuesday to discuss the new budget."]
 
@@ -138,8 +139,12 @@ def tiny_chat(tmp_path_factory):
             "other": _save_tiny_llama(root / "other", _train_tokenizer(320), seed=1, max_positions=4096)}
 
 
+def _lm_dir(get):
+    return get("tiny_chat")["chat"]
+
+
 def _chat(get):
-    return {"backend": "local", "model": get("tiny_chat")["chat"], "max_new_tokens": 3}
+    return {"backend": "local", "model": _lm_dir(get), "max_new_tokens": 3}
 
 
 def _pair(get):
@@ -161,12 +166,12 @@ ATTACKS = {
                                              seed=3), ("tiny_chat",)),
     "qpa_toblend": Entry(lambda get: attacks.get("qpa_toblend", models=_pair(get), prefix_words=6,
                                                  max_new_tokens=2, seed=3), ("tiny_chat", "minilm")),
-    "synonym": Entry(lambda get: attacks.get("synonym", lm=SMOL, seed=3), ("smollm", "minilm")),
-    "qpa": Entry(lambda get: attacks.get("qpa", attack=attacks.get("synonym", lm=SMOL), rate=1.0, seed=3),
-                 ("smollm", "minilm")),
-    "raft": Entry(lambda get: attacks.get("raft", llm=SMOL, proxy=SMOL, target="tfidf_lr", target_train=TRAIN,
-                                          rate=0.1, k=1, seed=3), ("smollm",)),
-    "hmgc": Entry(lambda get: attacks.get("hmgc", lm=SMOL, train=TRAIN, seed=3), ("smollm", "minilm")),
+    "synonym": Entry(lambda get: attacks.get("synonym", lm=_lm_dir(get), seed=3), ("tiny_chat", "minilm")),
+    "qpa": Entry(lambda get: attacks.get("qpa", attack=attacks.get("synonym", lm=_lm_dir(get)), rate=1.0, seed=3),
+                 ("tiny_chat", "minilm")),
+    "raft": Entry(lambda get: attacks.get("raft", llm=_lm_dir(get), proxy=_lm_dir(get), target="tfidf_lr",
+                                          target_train=TRAIN, rate=0.1, k=1, seed=3), ("tiny_chat",)),
+    "hmgc": Entry(lambda get: attacks.get("hmgc", lm=_lm_dir(get), train=TRAIN, seed=3), ("tiny_chat", "minilm")),
 }
 
 
