@@ -2,10 +2,18 @@
 
 Every registered attack and detector runs ``check_attack`` / ``check_detector``; a registration
 without an entry below fails ``test_every_registered_component_has_an_entry``, so none is skipped
-silently. Model-based components are built cheaply, as their own tests build them: the rewriters
-and word-level attacks on SmolLM2-135M (the session fixture; 3 new tokens, TOBLEND 2-3, RAFT one
-candidate per word) and one one-sentence text; the LM detectors on two tiny random Llamas and the
-classifiers on tiny random classifiers (the detectors' own input tests do the same), 32 tokens.
+silently. Model-based components are built cheaply: the kit checks the contract (parameters, clone,
+pickle, the same output whatever the batch or order, odd inputs, errors), not the model's quality.
+The rewriters (paraphrase, recursion, prompt, qpa_prompt) run on a tiny random Llama with a chat
+template, and TOBLEND / QPA-TOBLEND blend it with a second one on another tokenizer (``tiny_chat``:
+the same code paths as SmolLM2 and Gemma, at a millisecond a forward pass; 3 new tokens, TOBLEND
+2-3); the word-level attacks (synonym, qpa, raft, hmgc) rank with it too (RAFT: its LLM and proxy,
+one candidate per word), on MiniLM's similarity floors: on the text below they edit exactly what
+they edited on SmolLM2-135M (synonym one word; qpa, hmgc and raft none: WordNet's candidates fail
+their floors, RAFT's LLM lists none that passes its validity filter); all of them on one
+one-sentence text. The LM detectors run on two tiny random
+Llamas and the classifiers on tiny random classifiers (the detectors' own input tests do the same),
+32 tokens.
 Models are passed by name or path: the loader's per-process cache hands every component the
 instance its fixture loaded, and ``sklearn.base.clone`` / ``pickle`` copy a name, not the weights.
 Components with a model fixture run with ``process=False``: a fresh process would import torch
@@ -32,8 +40,6 @@ from humanize.detectors import Detector, NotFittedError, check_labels
 from humanize.testing import (ATTACK_CHECKS, ATTACK_STATIC_CHECKS, DETECTOR_CHECKS, DETECTOR_STATIC_CHECKS,
                               TRAIN_LABELS, TRAIN_TEXTS, ConformanceError, check_attack, check_detector)
 
-SMOL = "smollm2-135m-instruct"
-CHAT = {"backend": "local", "model": SMOL, "max_new_tokens": 3}
 #: the model attacks' documents: short, so that every check's runs stay cheap
 SHORT = ["The committee met on Tuesday to discuss the new budget."]
 
@@ -116,27 +122,57 @@ def _rule(name):
     return Entry(lambda get: attacks.get(name, seed=3))
 
 
-PAIR = (SMOL, "gemma-3-270m")  # TOBLEND's plumbing pair (humanize.attacks.generation.toblend.SMOLLM2_GEMMA)
+#: A chat template in the usual shape (role turns, then the assistant's), so LocalChat renders prompts as for SmolLM2.
+TINY_CHAT_TEMPLATE = ("{% for m in messages %}<|{{ m['role'] }}|>\n{{ m['content'] }}</s>\n{% endfor %}"
+                      "{% if add_generation_prompt %}<|assistant|>\n{% endif %}")
+
+
+@pytest.fixture(scope="module")
+def tiny_chat(tmp_path_factory):
+    """Two tiny random Llamas on different byte-level tokenizers (300 and 320 pieces), 4,096 positions (the
+    rewriters' prompts run to 500 tokens); "chat" has a chat template. Plumbing only: their text is noise."""
+    from .detectors.conftest import _save_tiny_llama, _train_tokenizer
+
+    root, chat = tmp_path_factory.mktemp("conformance_chat"), _train_tokenizer(300)
+    chat.chat_template = TINY_CHAT_TEMPLATE
+    return {"chat": _save_tiny_llama(root / "chat", chat, seed=0, max_positions=4096),
+            "other": _save_tiny_llama(root / "other", _train_tokenizer(320), seed=1, max_positions=4096)}
+
+
+def _lm_dir(get):
+    return get("tiny_chat")["chat"]
+
+
+def _chat(get):
+    return {"backend": "local", "model": _lm_dir(get), "max_new_tokens": 3}
+
+
+def _pair(get):
+    """TOBLEND's plumbing pair: two models, two tokenizers (as humanize.attacks.generation.toblend.SMOLLM2_GEMMA)."""
+    return get("tiny_chat")["chat"], get("tiny_chat")["other"]
+
+
 TRAIN = (list(TRAIN_TEXTS), list(TRAIN_LABELS))
 ATTACKS = {
     **{n: _rule(n) for n in attacks.RULE_BASED + ("strip_format",)},
     "impose_format": Entry(lambda get: attacks.get("impose_format", profile=_profile(), rate=0.5, seed=3)),
     "blend": Entry(lambda get: attacks.get("blend", attacks=["upper_lower", "homoglyph"], policy="random", seed=3)),
     "pipeline": Entry(lambda get: attacks.get("pipeline", attacks=["upper_lower", {"name": "homoglyph", "rate": 0.3}])),
-    "paraphrase": Entry(lambda get: attacks.get("paraphrase", paraphraser=CHAT, seed=3), ("smollm",)),
-    "recursion": Entry(lambda get: attacks.get("recursion", paraphraser=CHAT, depth=2, seed=3), ("smollm",)),
-    "prompt": Entry(lambda get: attacks.get("prompt", llm=CHAT, seed=3), ("smollm",)),
-    "qpa_prompt": Entry(lambda get: attacks.get("qpa_prompt", llm=CHAT, seed=3), ("smollm",)),
-    "toblend": Entry(lambda get: attacks.get("toblend", models=PAIR, prefix_words=6, max_new_tokens=3, seed=3),
-                     ("smollm",)),
-    "qpa_toblend": Entry(lambda get: attacks.get("qpa_toblend", models=PAIR, prefix_words=6, max_new_tokens=2,
-                                                 seed=3), ("smollm", "minilm")),
-    "synonym": Entry(lambda get: attacks.get("synonym", lm=SMOL, seed=3), ("smollm", "minilm")),
-    "qpa": Entry(lambda get: attacks.get("qpa", attack=attacks.get("synonym", lm=SMOL), rate=1.0, seed=3),
-                 ("smollm", "minilm")),
-    "raft": Entry(lambda get: attacks.get("raft", llm=SMOL, proxy=SMOL, target="tfidf_lr", target_train=TRAIN,
-                                          rate=0.1, k=1, seed=3), ("smollm",)),
-    "hmgc": Entry(lambda get: attacks.get("hmgc", lm=SMOL, train=TRAIN, seed=3), ("smollm", "minilm")),
+    "paraphrase": Entry(lambda get: attacks.get("paraphrase", paraphraser=_chat(get), seed=3), ("tiny_chat",)),
+    "recursion": Entry(lambda get: attacks.get("recursion", paraphraser=_chat(get), depth=2, seed=3),
+                       ("tiny_chat",)),
+    "prompt": Entry(lambda get: attacks.get("prompt", llm=_chat(get), seed=3), ("tiny_chat",)),
+    "qpa_prompt": Entry(lambda get: attacks.get("qpa_prompt", llm=_chat(get), seed=3), ("tiny_chat",)),
+    "toblend": Entry(lambda get: attacks.get("toblend", models=_pair(get), prefix_words=6, max_new_tokens=3,
+                                             seed=3), ("tiny_chat",)),
+    "qpa_toblend": Entry(lambda get: attacks.get("qpa_toblend", models=_pair(get), prefix_words=6,
+                                                 max_new_tokens=2, seed=3), ("tiny_chat", "minilm")),
+    "synonym": Entry(lambda get: attacks.get("synonym", lm=_lm_dir(get), seed=3), ("tiny_chat", "minilm")),
+    "qpa": Entry(lambda get: attacks.get("qpa", attack=attacks.get("synonym", lm=_lm_dir(get)), rate=1.0, seed=3),
+                 ("tiny_chat", "minilm")),
+    "raft": Entry(lambda get: attacks.get("raft", llm=_lm_dir(get), proxy=_lm_dir(get), target="tfidf_lr",
+                                          target_train=TRAIN, rate=0.1, k=1, seed=3), ("tiny_chat",)),
+    "hmgc": Entry(lambda get: attacks.get("hmgc", lm=_lm_dir(get), train=TRAIN, seed=3), ("tiny_chat", "minilm")),
 }
 
 

@@ -91,10 +91,12 @@ def tiny_run(tmp_path_factory):
     from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfig
     from humanize.benchmarks.runner import run
 
+    # surrogate-only importance (weight 1.0: no LM perplexity per word deletion) and the session's SmolLM for the
+    # candidates' ranking: the test is about the surrogate's queries in the cost table, not the ranking LM
     db = tmp_path_factory.mktemp("wordsub_run") / "r.sqlite"
     cfg = RunConfig(dataset="demo", n=6, seed=1, n_boot=0, quality=False, db=str(db),
                     attacks=[AttackSpec("hmgc", {"surrogate": "tfidf_lr", "train": {"dataset": "demo", "n": 60},
-                                                 "pos": False})],
+                                                 "pos": False, "lm": "smollm2-135m-instruct", "weight": 1.0})],
                     detectors=[DetectorSpec("tfidf_lr")])
     return run(cfg, progress=False)
 

@@ -28,12 +28,12 @@ def _train_tokenizer(vocab_size: int):
     return PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="</s>", pad_token="<pad>")
 
 
-def _save_tiny_llama(path, tokenizer, seed: int, extra_vocab: int = 0):
+def _save_tiny_llama(path, tokenizer, seed: int, extra_vocab: int = 0, max_positions: int = 256):
     from transformers import LlamaConfig, LlamaForCausalLM
 
     cfg = LlamaConfig(vocab_size=len(tokenizer) + extra_vocab, hidden_size=32, intermediate_size=64,
                       num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
-                      max_position_embeddings=256, bos_token_id=tokenizer.bos_token_id,
+                      max_position_embeddings=max_positions, bos_token_id=tokenizer.bos_token_id,
                       eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id)
     with torch.random.fork_rng():  # a fixed seed without touching the global RNG state
         torch.manual_seed(seed)

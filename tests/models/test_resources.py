@@ -73,23 +73,56 @@ def test_wordnet_without_the_debian_files(monkeypatch, tmp_path):
         wordnet._load()
 
 
+#: (GGUF tensor, Hugging Face parameter) pairs stored without reordering: one per quantisation the file uses
+_GGUF_TENSORS = (("token_embd.weight", "model.embed_tokens.weight"),          # Q8_0
+                 ("blk.0.ffn_down.weight", "model.layers.0.mlp.down_proj.weight"),  # Q4_1
+                 ("blk.0.attn_norm.weight", "model.layers.0.input_layernorm.weight"))  # F32
+
+
 @pytest.mark.slow
 def test_gguf_conversion_to_fresh_cache(tmp_path, monkeypatch, smollm):
-    """Converting the packaged GGUF into an empty cache gives the same weights as the shared instance."""
+    """The packaged GGUF converted into an empty cache: marked as converted, found there on the next look,
+    and its weights are the GGUF file's own tensors dequantised (read with ``gguf``, independently of
+    transformers' loader).
+
+    One conversion per session: under HUMANIZE_FRESH_CACHES=1 (CI) the session's ``smollm`` fixture has
+    just converted the GGUF into the fresh cache, and that conversion is the one checked; with a warm
+    cache (the fixture read an earlier conversion) the test converts into ``tmp_path`` itself."""
     import torch
+    from gguf import GGUFReader
+    from gguf.quants import dequantize
     from transformers import AutoModelForCausalLM
 
     from humanize.models import loading, registry
+    from humanize.models.gguf import converted_dir
 
-    monkeypatch.setenv("HUMANIZE_CACHE", str(tmp_path))
-    path, how = loading._packaged_dir(registry.PACKAGED["smollm2-135m-instruct"])
-    assert how == "converted-from-gguf" and path.startswith(str(tmp_path))
+    alias = registry.PACKAGED["smollm2-135m-instruct"]
+    session_dir = converted_dir(alias.alias, alias.version)
+    if smollm.source == "converted-from-gguf" and os.path.samefile(smollm.model.name_or_path, session_dir):
+        path, model = str(session_dir), smollm.model  # this session's conversion, which smollm was loaded from
+    else:
+        assert smollm.source == "converted-cache", smollm.source
+        monkeypatch.setenv("HUMANIZE_CACHE", str(tmp_path))
+        path, how = loading._packaged_dir(alias)
+        assert how == "converted-from-gguf" and path.startswith(str(tmp_path))
+        model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
+        ids = torch.tensor([[1, 504, 2767, 3729]])
+        with torch.inference_mode():
+            assert torch.allclose(model(ids).logits, smollm.model(ids).logits, atol=1e-4)
     assert os.path.exists(os.path.join(path, "humanize-converted.json"))
-    assert loading._packaged_dir(registry.PACKAGED["smollm2-135m-instruct"])[1] == "converted-cache"
-    fresh = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
-    ids = torch.tensor([[1, 504, 2767, 3729]])
-    with torch.inference_mode():
-        assert torch.allclose(fresh(ids).logits, smollm.model(ids).logits, atol=1e-4)
+    assert loading._packaged_dir(alias) == (path, "converted-cache")
+    directory, gguf_file = alias.locate(loading.cache_dir("gguf"))
+    tensors = {t.name: t for t in GGUFReader(os.path.join(directory, gguf_file)).tensors}
+    params = dict(model.named_parameters())
+    kinds = set()
+    for gguf_name, hf_name in _GGUF_TENSORS:
+        t = tensors[gguf_name]
+        kinds.add(t.tensor_type.name)
+        got = params[hf_name].detach().numpy()[:64]  # the first 64 rows (GGUF stores a row's blocks together)
+        want = dequantize(t.data[:64], t.tensor_type).reshape(got.shape)
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-6, err_msg=hf_name)
+        assert np.abs(want).max() > 0
+    assert kinds == {"Q8_0", "Q4_1", "F32"}
 
 
 @pytest.mark.slow

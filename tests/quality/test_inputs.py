@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from rouge_score import rouge_scorer
 
@@ -163,10 +163,13 @@ def test_bad_types_are_named(bad):
 
 
 @pytest.mark.slow
-@given(originals=batches(small_text, max_size=3), data=st.data())
-@_model
-def test_model_meters_any_text_batch_equals_one_by_one(smollm, minilm, originals, data):
-    attacked = data.draw(st.lists(small_text, min_size=len(originals), max_size=len(originals)))
+@given(pairs=batches(st.tuples(small_text, small_text), max_size=3))
+@example(pairs=[("The cat sat on the mat.", ""), (BAD, "日本語の文です 😀👍🏽"), ("   ", "The dog sat.")])
+@settings(_model, max_examples=7)  # each example scores up to 4 batches on two models: 7 drawn + the one above
+def test_model_meters_any_text_batch_equals_one_by_one(smollm, minilm, pairs):
+    """The explicit example holds each case the properties name: an empty attacked text, a lone surrogate to
+    repair, a blank original and odd scripts; the drawn ones mix the rest."""
+    originals, attacked = [a for a, _ in pairs], [b for _, b in pairs]
     meter = QualityMeter(lm=smollm, encoder=minilm, meters=["perplexity", "cosine"])
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
