@@ -174,7 +174,8 @@ class AdversarialParaphrase(QueriesDetector, RewriteAttack):
         if send:
             got = np.asarray(self.target().score([texts[i] for i in send]), dtype=float)
             if got.shape != (len(send),):
-                raise RuntimeError(f"AdversarialParaphrase: the guide returned {got.shape} scores for {len(send)} texts")
+                raise RuntimeError(f"AdversarialParaphrase: the guide returned {got.shape} scores for "
+                                   f"{len(send)} texts")
             for i, s in zip(send, got.tolist()):
                 out[i] = math.inf if math.isnan(s) else float(s)
         return out
