@@ -173,6 +173,10 @@ ATTACKS = {
     "raft": Entry(lambda get: attacks.get("raft", llm=_lm_dir(get), proxy=_lm_dir(get), target="tfidf_lr",
                                           target_train=TRAIN, rate=0.1, k=1, seed=3), ("tiny_chat",)),
     "hmgc": Entry(lambda get: attacks.get("hmgc", lm=_lm_dir(get), train=TRAIN, seed=3), ("tiny_chat", "minilm")),
+    # token mode on a tiny random Llama (tiny_lms below): the guided decode loop for a millisecond a step
+    "adversarial_paraphrase": Entry(lambda get: attacks.get(
+        "adversarial_paraphrase", paraphraser={"backend": "local", "model": get("tiny_lms")["a"], "max_new_tokens": 3},
+        guide="tfidf_lr", train=TRAIN, mode="token", top_k=3, seed=3), ("tiny_lms",)),
 }
 
 

@@ -32,6 +32,8 @@ _REGISTRY: dict[str, "str | type[Attack]"] = {
     "qpa_prompt": "humanize.attacks.generation.prompt:QPAPrompt",  # TH-Bench App. G: Prompt + quality instruction
     "toblend": "humanize.attacks.generation.toblend:TOBLEND",  # Huang et al. 2024; TH-Bench §2.2, §4.1
     "qpa_toblend": "humanize.attacks.generation.toblend:QPA_TOBLEND",  # TH-Bench App. G, Algorithm 2
+    # Cheng et al. 2025 (arXiv 2506.07001): a guide detector picks each token, or reranks sampled paraphrases
+    "adversarial_paraphrase": "humanize.attacks.generation.guided:AdversarialParaphrase",
     # Composites (humanize.attacks.composite): attacks in order, or one per sentence (TH-Bench App. H)
     "pipeline": "humanize.attacks.pipeline:Pipeline",
     "blend": "humanize.attacks.blend:Blend",

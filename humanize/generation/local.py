@@ -129,12 +129,45 @@ class LocalChat(Generator):
     # -- generation -----------------------------------------------------------------
     def generate(self, requests: Sequence[Request]) -> list[Generation]:
         """One :class:`~humanize.generation.Generation` per request, in order (see the class docstring)."""
-        from humanize.models.text import model_input
-
         reqs = check_requests("LocalChat", requests)
         if not reqs:
             return []
         lm = self.loaded()
+        # below GREEDY_BELOW the division by the temperature overflows: greedy, as temperature 0
+        decoder = _Decoder(lm, self._stop_ids(lm), effective_temperature(self.temperature), float(self.top_p))
+        return self._decode(lm, reqs, decoder)
+
+    def generate_guided(self, requests: Sequence[Request], choose: Any, top_k: int = 50,
+                        top_p: float = 0.99) -> tuple[list[Generation], list[list[int]]]:
+        """Decode with a chooser picking every token (Adversarial Paraphrasing, Cheng et al. 2025).
+
+        At each step the candidates of a row are the model's ``top_k`` most probable next tokens
+        (probability descending, ties by token id), cut to the top-``top_p`` nucleus of their
+        renormalised distribution (the model's own distribution: temperature 1, the generator's
+        ``temperature`` and ``top_p`` are not used). ``choose(partials, candidates, requests)`` is called
+        ONCE per step for every live row of the batch: ``partials[i]`` is row ``i``'s answer so far,
+        ``candidates[i]`` that answer with each candidate token appended (a stop token appends
+        nothing) and ``requests[i]`` the index of the row's request in ``requests``; it returns one
+        index per row into ``candidates[i]``. Nothing is sampled, so the
+        output depends on the requests and the chooser only (``Request.seed`` is not used), never on
+        the batch when the chooser scores each text on its own. Returns the generations and, per
+        request, the number of candidates at each of its steps.
+        """
+        from ._guided import GuidedDecoder, check_chooser
+
+        reqs = check_requests("LocalChat", requests)
+        check_chooser("LocalChat.generate_guided", choose, top_k, top_p)
+        if not reqs:
+            return [], []
+        lm = self.loaded()
+        decoder = GuidedDecoder(lm, self._stop_ids(lm), choose, int(top_k), float(top_p))
+        out = self._decode(lm, reqs, decoder)
+        return out, decoder.counts_for(len(reqs))
+
+    def _decode(self, lm, reqs: list, decoder) -> list[Generation]:
+        """The requests' prompts tokenized, length-sorted, decoded in batches by ``decoder``."""
+        from humanize.models.text import model_input
+
         tok = lm.tokenizer
         prompts = [self._prompt(tok, r, i, lm) for i, r in enumerate(reqs)]
         prompts, _ = model_input(prompts, where=f"LocalChat prompt ({lm.resolved})")
@@ -150,12 +183,11 @@ class LocalChat(Generator):
                                  f"max_new_tokens={new}); split the text into shorter chunks")
         order = sorted(range(len(reqs)), key=lambda i: (len(ids[i]), i))
         out: list[Optional[Generation]] = [None] * len(reqs)
-        # below GREEDY_BELOW the division by the temperature overflows: greedy, as temperature 0
-        decoder = _Decoder(lm, self._stop_ids(lm), effective_temperature(self.temperature), float(self.top_p))
         size = int(self.batch_size)
         for b in range(0, len(order), size):
             batch = order[b: b + size]
-            new = decoder.run([ids[i] for i in batch], [reqs[i].seed for i in batch], [limits[i] for i in batch])
+            new = decoder.run([ids[i] for i in batch], [reqs[i].seed for i in batch], [limits[i] for i in batch],
+                              requests=batch)
             for i, (tokens, reason) in zip(batch, new):
                 text = _decode_answer(tok, ids[i], tokens[:-1] if reason == "stop" else tokens)
                 if reason == "length":  # a character cut between its byte tokens decodes as U+FFFD
@@ -201,8 +233,9 @@ class _Decoder:
             cache = out.past_key_values
         return out.logits[:, -1, :].float(), cache
 
-    def run(self, rows: list, seeds: list, limits: list) -> list[tuple[list, str]]:
-        """``(new token ids, finish_reason)`` for each prompt of one batch."""
+    def run(self, rows: list, seeds: list, limits: list, requests: Any = None) -> list[tuple[list, str]]:
+        """``(new token ids, finish_reason)`` for each prompt of one batch (``requests``: their request
+        indices, which a subclass may record)."""
         import torch
 
         device = self.lm.device
@@ -231,7 +264,8 @@ class _Decoder:
             positions = positions[:, -1:]
             select = getattr(cache, "batch_select_indices", None)
             while True:
-                picks = self._pick(logits, [None if done[r] else gens[r] for r in live] if gens else None)
+                picks = self._pick(logits, [None if done[r] else gens[r] for r in live] if gens else None,
+                                   rows=rows, live=live, new=new, done=done)
                 for k, r in enumerate(live):
                     if done[r]:
                         continue  # a cache that cannot drop rows: a finished row rides along
@@ -255,8 +289,9 @@ class _Decoder:
                 select = getattr(cache, "batch_select_indices", None)
         return [(new[r], reasons[r]) for r in range(len(rows))]
 
-    def _pick(self, logits, gens) -> list[int]:
-        """The next token of each row: argmax, or a draw from the row's own generator (None: a finished row)."""
+    def _pick(self, logits, gens, **state) -> list[int]:
+        """The next token of each row: argmax, or a draw from the row's own generator (None: a finished row).
+        ``state`` (the batch's prompt rows, live rows, new tokens, done flags) is for subclasses."""
         if gens is None:
             return logits.argmax(dim=-1).tolist()
         logits = logits.cpu()
