@@ -44,7 +44,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Optional, Sequence
-from urllib.parse import quote, urlsplit
+from urllib.parse import parse_qsl, quote, urlsplit
 
 import numpy as np
 
@@ -55,7 +55,8 @@ from humanize._validation import Interval, check_texts
 from humanize.models.loading import NONBLANK_STR
 from humanize.exceptions import register_secret, scrub_secrets
 from humanize.generation.endpoint import (MAX_ANSWER_BYTES_BASE, ConnectionFailed, EndpointError, ResponseTooLarge,
-                                          _check_url, _display_url, _retry_after, key_problem, post)
+                                          _SECRET_QUERY, _check_url, _display_url, _retry_after, key_problem,
+                                          post)
 
 from .base import Detector
 from .json_request import TEXT, TEXTS, check_body, describe_value, fill_body, parse_score_path, read_score_path
@@ -149,9 +150,15 @@ class EndpointDetector(Detector):
         if self.name is None:
             self.name = type(self).name
         _check_url(self.url, "url", own, "http://localhost:8000/score")
-        if "@" in urlsplit(self.url.strip()).netloc:
+        parts = urlsplit(self.url.strip())
+        if "@" in parts.netloc:
             raise ValueError(f"{own}: url must not hold credentials (user:password@host); put the key in an "
                              f"environment variable and name it with api_key_env=")
+        secret_fields = [k for k, v in parse_qsl(parts.query, keep_blank_values=True) if v and _SECRET_QUERY.search(k)]
+        if secret_fields:  # the value is not shown: it is a credential, and must reach no message or store
+            raise ValueError(f"{own}: url must not hold credentials (its query sets {', '.join(secret_fields)}); put "
+                             f"the key in an environment variable named by api_key_env= and send it as a header "
+                             f"(auth_header='api-key', auth_scheme='' for a bare key)")
         self._mode = check_body(own, self._body())
         try:
             self._steps = parse_score_path(self.score_path)

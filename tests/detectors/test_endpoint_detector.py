@@ -236,10 +236,10 @@ def test_unreachable_server(waits):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    det = EndpointDetector(f"http://127.0.0.1:{port}/score?token=abc", max_retries=1, backoff=0)
+    det = EndpointDetector(f"http://127.0.0.1:{port}/score?lang=en", max_retries=1, backoff=0)
     with pytest.raises(EndpointError, match=r"failed after 2 attempt\(s\), the last connection failed") as info:
         det.score(["x"])
-    assert "token=abc" not in str(info.value) and f"http://127.0.0.1:{port}/score" in str(info.value)
+    assert "lang=en" not in str(info.value) and f"http://127.0.0.1:{port}/score" in str(info.value)
 
 
 def test_client_errors_and_redirects_are_not_retried(waits):
@@ -367,6 +367,10 @@ def test_bad_arguments_name_the_problem():
     with pytest.raises(ValueError, match="url must not hold credentials") as info:
         EndpointDetector("http://user:hunter2@host/x")
     assert "hunter2" not in str(info.value)
+    for query in ("?api-key=hunter2", "?model=v2&key=hunter2", "?access_token=hunter2", "?sig=hunter2"):
+        with pytest.raises(ValueError, match=r"url must not hold credentials \(its query sets") as info:
+            EndpointDetector(url + query)
+        assert "hunter2" not in str(info.value)
     with pytest.raises(ValueError, match=r"exactly one placeholder value.*found 0"):
         EndpointDetector(url, body={"texts": "texts"})
     with pytest.raises(ValueError, match="found 2"):
@@ -415,9 +419,9 @@ def test_registry_params_and_fingerprint():
         assert EndpointDetector(**{"url": url, "score_path": "data.*.p", **change}).fingerprint() != base, change
     assert EndpointDetector(url, body={"texts": "{texts}"}, batch_size=32).fingerprint() == \
         EndpointDetector(url).fingerprint()  # the defaults spelled out
-    with_query = EndpointDetector(url + "?model=v2&key=abc123")
-    assert "abc123" not in json.dumps(with_query.provenance())
-    assert with_query.fingerprint() != EndpointDetector(url + "?model=v3&key=abc123").fingerprint()
+    with_query = EndpointDetector(url + "?model=v2&lang=en")
+    assert "lang=en" not in json.dumps(with_query.provenance())  # a query is a digest in the fingerprint
+    assert with_query.fingerprint() != EndpointDetector(url + "?model=v3&lang=en").fingerprint()
 
 
 def test_a_key_no_header_can_carry_is_refused_before_any_request_and_never_shown(monkeypatch):
