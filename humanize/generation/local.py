@@ -66,14 +66,7 @@ class LocalChat(Generator):
 
     def __init__(self, model: Any = "smollm2-135m-instruct", temperature: float = 0.7, top_p: float = 0.95,
                  max_new_tokens: int = 256, batch_size: int = 16, device: Any = None, dtype: Any = None):
-        self.model = model
-        self.temperature = temperature
-        self.top_p = top_p
-        self.max_new_tokens = max_new_tokens
-        self.batch_size = batch_size
-        self.device = device
-        self.dtype = dtype
-        self._validate()
+        self._init_params(locals())
 
     def _check(self) -> None:
         by_name = isinstance(self.model, (str, os.PathLike))
