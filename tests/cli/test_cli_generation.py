@@ -67,3 +67,41 @@ def test_the_attack_command_takes_a_back_end_and_reports_an_unreachable_endpoint
     assert main(["attack", "paraphrase", "--param", f"paraphraser={gone}", "Some text."]) == 2
     message = capsys.readouterr().err.strip()
     assert message.startswith("humanize-bench attack:") and "unreachable" in message and "\n" not in message
+
+
+def test_a_key_the_server_echoes_back_is_written_nowhere(tmp_path, capsys, monkeypatch):
+    """A server that echoes the wrong key in its 401 (as OpenAI's does): the failures table, the SQLite
+    files, every file the run wrote and the terminal never hold it (issue #22: scrubbed at the source)."""
+    secret = "sk-proj-DoNotStore-7f3a9c"
+    monkeypatch.setenv("MY_CHAT_KEY", secret)
+    db = tmp_path / "r.sqlite"
+    with ChatServer(EchoChat(), model="echo-model", api_key="the-right-key") as server:
+        (tmp_path / "run.toml").write_text(f"""
+[dataset]
+name = "demo"
+n = 4
+
+[quality]
+enabled = false
+
+[run]
+db = "{db}"
+
+[[detectors]]
+name = "surface_probe"
+
+[[attacks]]
+name = "paraphrase"
+paraphraser = {{ backend = "endpoint", base_url = "{server.url}", model = "echo-model", api_key_env = "MY_CHAT_KEY", max_retries = 0 }}
+""")
+        status = main(["run", "--config", str(tmp_path / "run.toml"), "--quiet"])
+        arrived = list(server.log)
+    assert arrived and all(r["authorization"] == f"Bearer {secret}" for r in arrived)  # the key was sent...
+    out = capsys.readouterr()
+    assert secret not in out.out + out.err
+    failures = ResultsStore(db).run_tables().get("failures")
+    if status == 0:  # the attack's documents failed one by one: recorded, scrubbed
+        assert failures is not None and len(failures) > 0
+        assert secret not in failures.to_csv()
+    written = [p for p in tmp_path.rglob("*") if p.is_file() and p.name != "run.toml"]
+    assert written and all(secret.encode() not in p.read_bytes() for p in written)  # ...and stored nowhere
