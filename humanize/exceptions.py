@@ -98,10 +98,16 @@ def scrub_secrets(text: str, *extra: "str | None") -> str:
     """``text`` with every registered secret (and each of ``extra``), in any of its forms, replaced by ``<hidden>``."""
     if not isinstance(text, str):
         return text
+    forms: set = set()
     for secret in {*_SECRETS, *(e for e in extra if isinstance(e, str) and len(e) >= _MIN_SECRET)}:
-        for form in sorted(secret_forms(secret), key=len, reverse=True):
-            text = text.replace(form, "<hidden>")
-    return text
+        forms |= secret_forms(secret)
+    if not forms:
+        return text
+    import re
+
+    # one pass, longest form first: a secret that contains another registered secret is hidden whole
+    pattern = re.compile("|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True)))
+    return pattern.sub("<hidden>", text)
 
 
 class StoreError(UserError, RuntimeError):

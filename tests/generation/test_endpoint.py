@@ -385,3 +385,14 @@ def test_credentials_in_base_url_are_held_like_the_key():
         with pytest.raises(EndpointError, match="had credentials") as info:
             pickle.loads(pickle.dumps(gen)).generate([Request(chat("x"))])
     assert secret not in str(info.value)
+
+
+def test_a_secret_that_contains_another_registered_secret_is_hidden_whole():
+    """Registered secrets are process-wide: a shorter one inside a longer one must not leave the rest
+    of the longer one showing (the order the set gives them in does not matter)."""
+    from humanize.exceptions import register_secret, scrub_secrets
+
+    inner, outer = "inner-SECRET-91c2", "sk\u2013outer-inner-SECRET-91c2"
+    register_secret(inner)
+    register_secret(outer)
+    assert scrub_secrets(f"a {outer!r} {json.dumps(outer)} {inner} b") == "a '<hidden>' \"<hidden>\" <hidden> b"
