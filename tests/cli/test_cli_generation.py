@@ -4,6 +4,7 @@ import json
 import socket
 
 import pandas as pd
+import pytest
 
 from humanize.benchmarks.runner.store import ResultsStore
 from humanize.cli.main import main
@@ -94,14 +95,13 @@ name = "surface_probe"
 name = "paraphrase"
 paraphraser = {{ backend = "endpoint", base_url = "{server.url}", model = "echo-model", api_key_env = "MY_CHAT_KEY", max_retries = 0 }}
 """)
-        status = main(["run", "--config", str(tmp_path / "run.toml"), "--quiet"])
+        with pytest.warns(RuntimeWarning, match="failed and are left out") as warned:
+            status = main(["run", "--config", str(tmp_path / "run.toml"), "--quiet"])
         arrived = list(server.log)
-    assert arrived and all(r["authorization"] == f"Bearer {secret}" for r in arrived)  # the key was sent...
+    assert status == 0 and arrived and all(r["authorization"] == f"Bearer {secret}" for r in arrived)  # sent...
     out = capsys.readouterr()
-    assert secret not in out.out + out.err
-    failures = ResultsStore(db).run_tables().get("failures")
-    if status == 0:  # the attack's documents failed one by one: recorded, scrubbed
-        assert failures is not None and len(failures) > 0
-        assert secret not in failures.to_csv()
+    assert secret not in out.out + out.err + " ".join(str(w.message) for w in warned)
+    failures = ResultsStore(db).run_tables().get("failures")  # the documents failed one by one: recorded, scrubbed
+    assert failures is not None and len(failures) > 0 and secret not in failures.to_csv()
     written = [p for p in tmp_path.rglob("*") if p.is_file() and p.name != "run.toml"]
     assert written and all(secret.encode() not in p.read_bytes() for p in written)  # ...and stored nowhere
