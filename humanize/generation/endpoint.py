@@ -67,6 +67,7 @@ EXCERPT_CHARS = 300
 #: Query parameters of a URL that hold credentials (their values are hidden like the API key)
 _SECRET_QUERY = re.compile(r"key|token|secret|sig|password|passwd|auth|credential|session", re.I)
 HIDDEN = "<hidden>"
+_sleep = time.sleep  # one place to wait between attempts, so tests count the waits instead of timing them
 
 
 class _Secret:
@@ -485,7 +486,7 @@ class EndpointChat(Generator):
                 break
             if wait is None:
                 wait = self.backoff * 2 ** (attempt - 1) * (0.5 + jitter.random())
-            time.sleep(min(wait, MAX_RETRY_AFTER))
+            _sleep(min(wait, MAX_RETRY_AFTER))
         if status is None and why.startswith("unreachable"):
             raise self._error(
                 f"the endpoint at {_display_url(url)} is {why} after {attempts} attempt(s); start the server, "
@@ -700,21 +701,25 @@ def parse_json_body(data: bytes) -> Any:
         raise BadAnswer(f"with {what} that is not JSON: {excerpt(data, False, raw=True)}") from None
 
 
+def error_message(text: str) -> str:
+    """A JSON error body's message (``error.message``, ``detail``, ``message``, ...), else ``text`` as it is."""
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return text
+    for field in ("error", "detail", "message"):
+        if isinstance(doc, dict) and field in doc:
+            doc = doc[field]
+    doc = doc.get("message", doc) if isinstance(doc, dict) else doc
+    return doc if isinstance(doc, str) else json.dumps(doc)
+
+
 def excerpt(data: bytes, cut: bool, raw: bool = False, limit: int = EXCERPT_CHARS) -> str:
     """A body's message on one line, at most ``limit`` characters: a JSON error's ``message``
     (``error.message``, ``detail``, ...), else the text; says when it was cut."""
     text = data.decode("utf-8", "replace") if isinstance(data, (bytes, bytearray)) else str(data)
     if not raw and not cut:
-        try:
-            doc = json.loads(text)
-        except ValueError:
-            pass
-        else:
-            for field in ("error", "detail", "message"):
-                if isinstance(doc, dict) and field in doc:
-                    doc = doc[field]
-            doc = doc.get("message", doc) if isinstance(doc, dict) else doc
-            text = doc if isinstance(doc, str) else json.dumps(doc)
+        text = error_message(text)
     text = scrub_secrets(" ".join(text.split()))
     shown = text[:limit] + f"... ({len(data)}{'+' if cut else ''} bytes, cut)" \
         if len(text) > limit or cut else text
