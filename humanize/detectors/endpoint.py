@@ -55,7 +55,8 @@ from humanize._validation import Interval, check_texts
 from humanize.models.loading import NONBLANK_STR
 from humanize.exceptions import register_secret, scrub_secrets
 from humanize.generation.endpoint import (MAX_ANSWER_BYTES_BASE, ConnectionFailed, EndpointError, ResponseTooLarge,
-                                          _SECRET_QUERY, _check_url, _display_url, _retry_after, key_problem,
+                                          _SECRET_QUERY, _check_url, _display_url, _retry_after, error_message,
+                                          key_problem,
                                           post)
 
 from .base import Detector
@@ -363,16 +364,7 @@ def _snippet(data: bytes, key: Optional[str], raw: bool = False, limit: int = 30
     data = data[:MAX_ERROR_CHARS] if isinstance(data, (bytes, bytearray)) else data  # an excerpt, not the body
     text = data.decode("utf-8", "replace") if isinstance(data, (bytes, bytearray)) else str(data)
     if not raw:
-        try:
-            doc = json.loads(text)
-        except ValueError:
-            pass
-        else:
-            for field in ("error", "detail", "message"):
-                if isinstance(doc, dict) and field in doc:
-                    doc = doc[field]
-            doc = doc.get("message", doc) if isinstance(doc, dict) else doc
-            text = doc if isinstance(doc, str) else json.dumps(doc)
+        text = error_message(text)
     text = " ".join(_redact(text, key).split())
     text = text[:limit] + "..." if len(text) > limit else text
     return repr(text) if text else "(empty body)"

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import itertools
 import re
 
 from ..base import Edit
@@ -143,14 +144,17 @@ def _align(a: list[str], alo: int, ahi: int, b: list[str], blo: int, bhi: int, d
     _align(a, i, ahi, b, j, bhi, depth + 1, out)
 
 
+def _starts(toks: list[str]) -> list[int]:
+    """The character offset of each token, and the text's length last."""
+    return [0, *itertools.accumulate(len(t) for t in toks)]
+
+
 def word_edits(original: str, rewritten: str) -> list[Edit]:
     """Sorted, non-overlapping edits that turn ``original`` into ``rewritten`` (near-linear time, see the module)."""
     if original == rewritten:
         return []
     a, b = tokens(original), tokens(rewritten)
-    starts = [0]
-    for t in a:
-        starts.append(starts[-1] + len(t))
+    starts = _starts(a)
     if len(a) <= WINDOW and len(b) <= WINDOW:  # short texts: the whole-text SequenceMatcher alignment
         return [Edit(starts[i1], starts[i2], "".join(b[j1:j2]))
                 for op, i1, i2, j1, j2 in _inner(a, b) if op != "equal"]
@@ -164,9 +168,7 @@ def _reference_word_edits(original: str, rewritten: str) -> list[Edit]:
     if original == rewritten:
         return []
     a, b = tokens(original), tokens(rewritten)
-    starts = [0]
-    for t in a:
-        starts.append(starts[-1] + len(t))
+    starts = _starts(a)
     return [Edit(starts[i1], starts[i2], "".join(b[j1:j2]))
             for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
             if op != "equal"]
