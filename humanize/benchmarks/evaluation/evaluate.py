@@ -211,7 +211,7 @@ def evaluate(scores_df: pd.DataFrame, fprs=(0.05, 0.01), *, per_domain: bool = T
              by=("attack",), pair_key: str | None = None, tolerance: float = DEFAULT_TOLERANCE,
              nan_policy: str = "raise", n_boot: int = 1000, confidence: float = 0.95, seed: int = 0,
              paired: bool = True) -> pd.DataFrame:
-    """A tidy table of every figure per (detector, *by) with the change versus clean.
+    """A tidy table of every figure per ``(detector, *by)`` with the change versus clean.
 
     Columns: ``detector, *by, metric, fpr, value, value_lo, value_hi, clean_value,
     change, change_lo, change_hi, reached, underpowered, achieved_fpr,
