@@ -27,7 +27,6 @@ extensions = [
     "myst_parser",
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
-    "sphinx.ext.viewcode",
     "sphinx_gallery.gen_gallery",
     "humanize_catalogue",
     "humanize_docstrings",
