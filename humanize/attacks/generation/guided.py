@@ -52,7 +52,7 @@ from humanize.models.loading import NONBLANK_STR
 from ..wordsub.targets import QueriesDetector, check_detector_spec, check_ready, check_train_spec
 from .answers import classify_answer
 from .paraphrase import DEFAULT_INSTRUCTION, MAX_CHUNK_CHARS, clean_answer
-from .rewrite import GENERATOR_SPEC, Ask, RewriteAttack, add_usage, resolve_paraphraser
+from .rewrite import GENERATOR_SPEC, Ask, RewriteAttack, add_usage, chunk_prompt, resolve_paraphraser
 
 __all__ = ["AdversarialParaphrase", "shared_models"]
 
@@ -209,7 +209,7 @@ class AdversarialParaphrase(QueriesDetector, RewriteAttack):
         return list(zip(out, infos))
 
     def _prompt(self, chunk: str) -> str:
-        return f"{self.instruction}\n\n{chunk}"
+        return chunk_prompt(self.generator(), self.instruction, chunk, DEFAULT_INSTRUCTION)
 
     def _count_bad(self, info: dict, kind: str) -> None:
         info["bad_answers"][kind] = info["bad_answers"].get(kind, 0) + 1
