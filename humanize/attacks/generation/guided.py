@@ -35,6 +35,13 @@ of the output), and per mode ``guide_steps`` and ``candidates_per_step`` (their 
 The guide's scoring model and the paraphraser's model are kept disjoint (the project's rule for
 attack and detector models): the same model on both sides is refused unless
 ``allow_shared_model=True``.
+
+``constraints`` (issue #23 §3): QPA's text constraints (:mod:`humanize.attacks.wordsub.text_constraints`,
+``"qpa"`` for TH-Bench's three) veto candidates: in rerank mode before the guide scores them, in
+token mode at the chunk's end, where a vetoed chunk falls back to a plain paraphrase and then to its
+text (:mod:`._veto`; ``info``: ``vetoed``, ``vetoes``, ``fallback_chunks``, ``vetoed_chunks``). The guide's
+candidate texts are reported to the cost meter as ``guide_queries``. A preset paraphraser
+(``"authormist"``, ``"stealthrl"``: :mod:`humanize.generation.presets`) is prompted as it was trained.
 """
 from __future__ import annotations
 
@@ -101,7 +108,9 @@ class AdversarialParaphrase(QueriesDetector, RewriteAttack):
     ``{"name": ..., **params}``, a :class:`~humanize.detectors.base.Detector` or a
     :class:`~humanize.detectors.target.Target` (queried as given); a learnable one is fit on ``train``
     (as RAFT's target, :mod:`humanize.attacks.wordsub.targets`). ``top_k``, ``top_p``: the candidate
-    tokens of a step (token mode); ``n_candidates``: paraphrases per chunk (rerank mode).
+    tokens of a step (token mode); ``n_candidates``: paraphrases per chunk (rerank mode). ``constraints``:
+    QPA's :class:`~humanize.attacks.wordsub.text_constraints.TextConstraint` objects (or ``"qpa"``) that
+    veto candidates (module docstring).
     See the module docstring for the algorithm, its cost and ``info``.
     """
 
