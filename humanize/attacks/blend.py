@@ -38,7 +38,9 @@ POLICIES = ("alternate", "random", "greedy")
 QUALITY_LOSSES = ("cosine", "rouge_l", "edit_rate")
 #: The smallest quality loss greedy divides by.
 LOSS_FLOOR = 1e-3
-_USAGE = ("llm_queries", "llm_tokens_in", "llm_tokens_out")
+#: Counts summed over a document's sentences into its info: the generators' usage, and the texts a guided
+#: attack sent to its detector (RAFT's target, a guided paraphrase's guide).
+_USAGE = ("llm_queries", "llm_tokens_in", "llm_tokens_out", "guide_queries", "detector_queries")
 
 
 def _quality_loss(meter: Any, originals: list[str], attacked: list[str]) -> np.ndarray:

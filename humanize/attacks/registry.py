@@ -34,6 +34,9 @@ _REGISTRY: dict[str, "str | type[Attack]"] = {
     "qpa_toblend": "humanize.attacks.generation.toblend:QPA_TOBLEND",  # TH-Bench App. G, Algorithm 2
     # Cheng et al. 2025 (arXiv 2506.07001): a guide detector picks each token, or reranks sampled paraphrases
     "adversarial_paraphrase": "humanize.attacks.generation.guided:AdversarialParaphrase",
+    # RL-trained humanizers (detector feedback, GRPO) as plain rewrites with their presets (humanize.generation.presets)
+    "authormist": "humanize.attacks.generation.humanizers:AuthorMist",  # David & Gervais 2025, arXiv 2503.08716
+    "stealthrl": "humanize.attacks.generation.humanizers:StealthRL",  # arXiv 2602.08934 (a LoRA on Qwen3-4B)
     # Composites (humanize.attacks.composite): attacks in order, or one per sentence (TH-Bench App. H)
     "pipeline": "humanize.attacks.pipeline:Pipeline",
     "blend": "humanize.attacks.blend:Blend",

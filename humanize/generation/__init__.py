@@ -19,6 +19,7 @@ _REGISTRY: dict = {
     "local": "humanize.generation.local:LocalChat",          # a transformers causal (chat) LM, batched
     "endpoint": "humanize.generation.endpoint:EndpointChat",  # any OpenAI-compatible chat-completions server
     "dipper": "humanize.generation.dipper:Dipper",            # Krishna et al. 2023, the T5-XXL paraphraser
+    "preset": "humanize.generation.presets:PresetChat",       # a released rewriter (AuthorMist, StealthRL)
 }
 _registry = Registry("generator back end", Generator, _REGISTRY)
 available = _registry.available
@@ -29,6 +30,9 @@ __all__ = ["Generation", "Generator", "Request", "chat", "check_requests", "repo
 
 #: Model names that mean DIPPER (the hub id of the released model, and a short alias).
 DIPPER_NAMES = ("dipper", "kalpeshk2011/dipper-paraphraser-xxl")
+#: Names of the released rewriters' presets (humanize.generation.presets.PRESETS; kept here so that
+#: resolving a plain model name imports nothing more).
+PRESET_NAMES = ("authormist", "stealthrl")
 
 
 def resolve_generator(spec: Any) -> Generator:
@@ -38,8 +42,10 @@ def resolve_generator(spec: Any) -> Generator:
     - ``"endpoint:<model>"``: that model on the OpenAI-compatible endpoint named by
       ``OPENAI_BASE_URL`` (or OpenAI's), key from ``OPENAI_API_KEY``;
     - ``"dipper"`` or DIPPER's hub id: :class:`~humanize.generation.dipper.Dipper`;
+    - a preset's name (``"authormist"``, ``"stealthrl"``: :data:`~humanize.generation.presets.PRESETS`):
+      :class:`~humanize.generation.presets.PresetChat`, the model with its trained prompt and decoding;
     - any other string: a local chat model (packaged alias, directory or hub id);
-    - a dict: ``{"backend": "local" | "endpoint" | "dipper", **parameters}``.
+    - a dict: ``{"backend": "local" | "endpoint" | "dipper" | "preset", **parameters}``.
     """
     if isinstance(spec, Generator):
         return spec
@@ -51,6 +57,8 @@ def resolve_generator(spec: Any) -> Generator:
             return _registry.get("endpoint", model=name.split(":", 1)[1])
         if name.lower() in DIPPER_NAMES:
             return _registry.get("dipper")
+        if name.lower() in PRESET_NAMES:
+            return _registry.get("preset", preset=name.lower())
         return _registry.get("local", model=name)
     if isinstance(spec, dict):
         params = dict(spec)

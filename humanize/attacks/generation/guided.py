@@ -35,6 +35,13 @@ of the output), and per mode ``guide_steps`` and ``candidates_per_step`` (their 
 The guide's scoring model and the paraphraser's model are kept disjoint (the project's rule for
 attack and detector models): the same model on both sides is refused unless
 ``allow_shared_model=True``.
+
+``constraints`` (issue #23 §3): QPA's text constraints (:mod:`humanize.attacks.wordsub.text_constraints`,
+``"qpa"`` for TH-Bench's three) veto candidates: in rerank mode before the guide scores them, in
+token mode at the chunk's end, where a vetoed chunk falls back to a plain paraphrase and then to its
+text (:mod:`._veto`; ``info``: ``vetoed``, ``vetoes``, ``fallback_chunks``, ``vetoed_chunks``). The guide's
+candidate texts are reported to the cost meter as ``guide_queries``. A preset paraphraser
+(``"authormist"``, ``"stealthrl"``: :mod:`humanize.generation.presets`) is prompted as it was trained.
 """
 from __future__ import annotations
 
@@ -44,15 +51,19 @@ from typing import Any
 
 import numpy as np
 
-from humanize._validation import Interval, Options
+from humanize._validation import Interval, Options, SequenceOf
+from humanize.cost import report
 from humanize.generation.base import Generator
 from humanize.models import DEFAULT_CHAT_LM
 from humanize.models.loading import NONBLANK_STR
 
+from ..wordsub.constraints import CandidateConstraint
 from ..wordsub.targets import QueriesDetector, check_detector_spec, check_ready, check_train_spec
+from ..wordsub.text_constraints import TextConstraint
+from ._veto import add_vetoes, resolve_constraints, veto, veto_token_chunks
 from .answers import classify_answer
 from .paraphrase import DEFAULT_INSTRUCTION, MAX_CHUNK_CHARS, clean_answer
-from .rewrite import GENERATOR_SPEC, Ask, RewriteAttack, add_usage, resolve_paraphraser
+from .rewrite import GENERATOR_SPEC, Ask, RewriteAttack, add_usage, chunk_prompt, resolve_paraphraser
 
 __all__ = ["AdversarialParaphrase", "shared_models"]
 
@@ -97,7 +108,9 @@ class AdversarialParaphrase(QueriesDetector, RewriteAttack):
     ``{"name": ..., **params}``, a :class:`~humanize.detectors.base.Detector` or a
     :class:`~humanize.detectors.target.Target` (queried as given); a learnable one is fit on ``train``
     (as RAFT's target, :mod:`humanize.attacks.wordsub.targets`). ``top_k``, ``top_p``: the candidate
-    tokens of a step (token mode); ``n_candidates``: paraphrases per chunk (rerank mode).
+    tokens of a step (token mode); ``n_candidates``: paraphrases per chunk (rerank mode). ``constraints``:
+    QPA's :class:`~humanize.attacks.wordsub.text_constraints.TextConstraint` objects (or ``"qpa"``) that
+    veto candidates (module docstring).
     See the module docstring for the algorithm, its cost and ``info``.
     """
 
@@ -113,12 +126,15 @@ class AdversarialParaphrase(QueriesDetector, RewriteAttack):
         "chunk_sentences": [Interval(Integral, 1, None)],
         "instruction": [NONBLANK_STR],
         "allow_shared_model": ["boolean"],
+        "constraints": [SequenceOf(TextConstraint, CandidateConstraint,
+                                   name="a list of TextConstraint (QPA's: e.g. qpa_constraints(allowed_swaps=None))"),
+                        Options(str, {"qpa"}), None],
     }
 
     def __init__(self, paraphraser: Any = DEFAULT_CHAT_LM, guide: Any = "fast_detectgpt", mode: str = "token",
                  top_k: int = 50, top_p: float = 0.99, n_candidates: int = 4, chunk_sentences: int = 3,
                  instruction: str = DEFAULT_INSTRUCTION, train: Any = None, seed: int = 0,
-                 allow_shared_model: bool = False):
+                 allow_shared_model: bool = False, constraints: Any = None):
         self.paraphraser = paraphraser
         self.guide = guide
         self.mode = mode
@@ -130,12 +146,14 @@ class AdversarialParaphrase(QueriesDetector, RewriteAttack):
         self.train = train
         self.seed = seed
         self.allow_shared_model = allow_shared_model
+        self.constraints = constraints
         self._validate()
 
     def _check(self) -> None:
         check_detector_spec("AdversarialParaphrase", "guide", self.guide)
         check_train_spec("AdversarialParaphrase", self.train)
         check_ready("AdversarialParaphrase", "guide", self.guide, self.train, "train")
+        resolve_constraints("AdversarialParaphrase", self.constraints)
         gen = self.generator()
         if self.mode == "token" and not callable(getattr(gen, "generate_guided", None)):
             raise ValueError(f"AdversarialParaphrase: mode='token' decodes inside a local model (LocalChat); "
@@ -191,6 +209,8 @@ class AdversarialParaphrase(QueriesDetector, RewriteAttack):
                   "guide_queries": 0} for plan in plans]
         run = self._token if self.mode == "token" else self._rerank
         answers = run(texts, chunks, infos) if chunks else []
+        if self.constraints is not None and self.mode == "token" and chunks:
+            answers = veto_token_chunks(self, texts, chunks, answers, infos)
         out = []
         pos = 0
         for t, plan, info in zip(texts, plans, infos):
@@ -206,10 +226,12 @@ class AdversarialParaphrase(QueriesDetector, RewriteAttack):
         for d, info in enumerate(infos):
             info["guide_score_before"], info["guide_score_after"] = measured[d], measured[n + d]
             info["detector_queries"] = info["guide_queries"] + 2
+        # the cost meter counts the guide's candidate texts next to the generator's queries
+        report(guide_queries=sum(info["guide_queries"] for info in infos))
         return list(zip(out, infos))
 
     def _prompt(self, chunk: str) -> str:
-        return f"{self.instruction}\n\n{chunk}"
+        return chunk_prompt(self.generator(), self.instruction, chunk, DEFAULT_INSTRUCTION)
 
     def _count_bad(self, info: dict, kind: str) -> None:
         info["bad_answers"][kind] = info["bad_answers"].get(kind, 0) + 1
@@ -266,6 +288,12 @@ class AdversarialParaphrase(QueriesDetector, RewriteAttack):
                 for d, k, c in chunks for j in range(n)]
         answered = self.ask_chunks(self.generator(), asks, clean_answer)
         good = [i for i, a in enumerate(answered) if a.text is not None]
+        vetoed_by: dict = {}
+        if self.constraints is not None and good:  # the constraints filter the candidates before the guide picks
+            ok, by = veto(self._constraint_objects(), [chunks[i // n][2] for i in good],
+                          [answered[i].text for i in good])
+            vetoed_by = {i: b for i, b in zip(good, by) if b is not None}
+            good = [i for i, keep in zip(good, ok.tolist()) if keep]
         scores = dict(zip(good, self._scores([answered[i].text for i in good])))
         answers = []
         for c, (d, k, chunk) in enumerate(chunks):
@@ -276,6 +304,10 @@ class AdversarialParaphrase(QueriesDetector, RewriteAttack):
                 for kind in answered[i].bad:
                     self._count_bad(info, kind)
             usable = [i for i in mine if i in scores]
+            if self.constraints is not None:
+                add_vetoes(info, [vetoed_by.get(i) for i in mine])
+                info["vetoed_chunks"] = info.get("vetoed_chunks", 0) + bool(any(i in vetoed_by for i in mine)
+                                                                           and not usable)
             info.setdefault("candidates_per_chunk", []).append(len(usable))
             info["guide_queries"] += sum(answered[i].text.strip() != "" for i in usable)
             best = min(usable, key=lambda i: (scores[i], i)) if usable else None
@@ -287,3 +319,10 @@ class AdversarialParaphrase(QueriesDetector, RewriteAttack):
             answers.append(answered[best].text)
         return answers
 
+    # -- constraints (QPA's, vetoing candidates) ---------------------------------------------
+    def _constraint_objects(self) -> list:
+        found = self.__dict__.get("_constraint_list")
+        if found is None or found[0] is not self.constraints:
+            found = (self.constraints, resolve_constraints("AdversarialParaphrase", self.constraints))
+            self.__dict__["_constraint_list"] = found
+        return found[1]

@@ -34,7 +34,7 @@ from humanize.models import DEFAULT_CHAT_LM
 from humanize.models.loading import NONBLANK_STR
 
 from .rewrite import (ANSWER_CONSTRAINTS, GENERATOR_SPEC, Ask, RewriteAttack, add_usage, answer_counts,
-                      resolve_paraphraser)
+                      chunk_prompt, resolve_paraphraser)
 
 __all__ = ["Paraphrase", "Recursion", "clean_answer", "DEFAULT_INSTRUCTION"]
 
@@ -133,7 +133,7 @@ class Paraphrase(RewriteAttack):
 
         fits = (lambda s: len(s) <= MAX_CHUNK_CHARS)
         plans = [sentence_groups(t, self.chunk_sentences, fits) for t in texts]
-        asks = [Ask(t[a:b], f"{self.instruction}\n\n{t[a:b]}",
+        asks = [Ask(t[a:b], chunk_prompt(gen, self.instruction, t[a:b], DEFAULT_INSTRUCTION),
                     (lambda attempt, t=t, k=k: self.request_seed(t, (step << 32) | k, attempt)))
                 for t, plan in zip(texts, plans) for k, (a, b) in enumerate(plan)]
         answered = self.ask_chunks(gen, asks, clean_answer) if asks else []

@@ -29,8 +29,8 @@ from ..base import AttackResult, BatchAttack, document_seed
 from .answers import classify_answer
 from .diff import word_edits
 
-__all__ = ["RewriteAttack", "resolve_paraphraser", "add_usage", "GENERATOR_SPEC", "ANSWER_CONSTRAINTS", "Ask",
-           "Answered", "answer_counts"]
+__all__ = ["RewriteAttack", "resolve_paraphraser", "add_usage", "chunk_prompt", "GENERATOR_SPEC",
+           "ANSWER_CONSTRAINTS", "Ask", "Answered", "answer_counts"]
 
 #: The parameter constraint of a generator spec (see :func:`humanize.generation.resolve_generator`): a model
 #: name, ``"endpoint:<model>"`` or ``"dipper"`` (not blank), a Generator, or a dict with ``"backend"``.
@@ -81,6 +81,16 @@ def resolve_paraphraser(owner: str, value: Any):
         return resolve_generator(value)
     except TypeError as exc:
         raise TypeError(f"{owner}: {exc}") from None
+
+
+def chunk_prompt(gen, instruction: str, chunk: str, default: str) -> str:
+    """The user turn asking ``gen`` to paraphrase ``chunk``: ``instruction``, a blank line, the chunk; or, when
+    the instruction is the attack's ``default`` and ``gen`` was trained with a prompt of its own (a
+    :class:`~humanize.generation.presets.PresetChat`: AuthorMist, StealthRL), that prompt."""
+    own = getattr(gen, "paraphrase_prompt", None)
+    if callable(own) and instruction == default:
+        return own(chunk)
+    return f"{instruction}\n\n{chunk}"
 
 
 class RewriteAttack(BatchAttack):

@@ -246,7 +246,8 @@ def quality_table(quality: pd.DataFrame) -> pd.DataFrame:
 
 def cost_table(cost: pd.DataFrame) -> pd.DataFrame:
     """Per attack: documents, mean wall/CPU seconds per document, docs/s, peak memory, edits per document,
-    and model / detector queries and generator prompt / completion tokens per document where an attack made any."""
+    and model / detector / guide queries and generator calls and prompt / completion tokens per document where an
+    attack made any."""
     g = cost.groupby("attack", sort=True)
     table = pd.DataFrame({
         "docs": g.size(),
@@ -260,6 +261,7 @@ def cost_table(cost: pd.DataFrame) -> pd.DataFrame:
     if "unchanged" in cost.columns:  # documents the attack gave back as they were (the reasons: unchanged_table)
         table["unchanged"] = g["unchanged"].apply(lambda v: int(v.notna().sum()))
     for col, name in (("queries", "queries_per_doc"), ("detector_queries", "detector_queries_per_doc"),
+                      ("guide_queries", "guide_queries_per_doc"), ("llm_queries", "llm_queries_per_doc"),
                       ("llm_tokens_in", "llm_tokens_in_per_doc"), ("llm_tokens_out", "llm_tokens_out_per_doc")):
         if col in cost.columns and pd.to_numeric(cost[col], errors="coerce").fillna(0).any():
             table[name] = g[col].apply(lambda v: pd.to_numeric(v, errors="coerce").mean())

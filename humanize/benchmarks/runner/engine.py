@@ -182,7 +182,8 @@ def _attack_frame(machine: pd.DataFrame, spec, label: str, attack, key: str, sta
     columns["n_edits"] = [r["n_edits"] for r in rows]
     # texts a detector-guided attack sent to its target/surrogate (RAFT, HMGC), 0 for the others
     columns["detector_queries"] = [int(i.get("detector_queries", 0) or 0) for i in infos]
-    # prompt / completion tokens of the generator calls a rewriting attack made (0 for the others)
+    # prompt / completion tokens and calls of the generator a rewriting attack used, and the candidate texts a
+    # guided paraphrase sent to its guide (0 for the others)
     for col in INFO_COUNTS[1:]:
         columns[col] = [int(i.get(col, 0) or 0) for i in infos]
     # why a document came back unchanged (the attack's info["unchanged"]; None when it changed)

@@ -11,7 +11,7 @@ CLEAN = "none"
 #: The cost columns of the run's cost table, as stored per attack output.
 COST_COLUMNS = ("wall_s", "cpu_s", "peak_rss_mb", "peak_gpu_mb", "tokens_in", "tokens_out", "queries")
 #: Counts an attack reports in ``AttackResult.info`` that the cost table carries per document.
-INFO_COUNTS = ("detector_queries", "llm_tokens_in", "llm_tokens_out")
+INFO_COUNTS = ("detector_queries", "llm_tokens_in", "llm_tokens_out", "llm_queries", "guide_queries")
 
 
 def score_rows(every: pd.DataFrame, scores: dict[str, dict], defended: dict[str, dict]) -> pd.DataFrame:
