@@ -23,6 +23,7 @@ import pandas as pd
 
 from ._figstyle import COLUMN_WIDTH_IN, FORMATS, PAGE_WIDTH_IN, save, style
 from ._files import write_text
+from ._meaning import meaning_by_attack
 from .report import CLEAN, cost_by_length, figure_matrix, figures_markdown, meaning_measure
 from .scatter import scatter_caption, scatter_figure, scatter_points
 
@@ -122,6 +123,8 @@ def triangle_figure(tables):
     """The radar per attack: normalised axes (higher = better for the attacker), each labelled with the raw figure."""
     scores = triangle_scores(tables)
     measure = scores.attrs.get("quality_measure") or "n/a"
+    meaning = meaning_by_attack(tables.get("quality"), n_boot=0, cost=tables.get("cost"))
+    blind = set(meaning.index[~meaning["measured"].astype(bool)]) if len(meaning) else set()
     n = len(scores)
     cols = min(4, max(n, 1))
     rows = int(np.ceil(n / cols))
@@ -132,13 +135,17 @@ def triangle_figure(tables):
                                  subplot_kw={"projection": "polar"}, squeeze=False, layout="constrained")
         axes = axes.ravel()
         for ax, (attack, row) in zip(axes, scores.iterrows()):
-            vals = np.nan_to_num(row[["effectiveness", "quality", "cost"]].to_numpy(float), nan=0.0)
+            vals = row[["effectiveness", "quality", "cost"]].to_numpy(float).copy()
+            if attack in blind:  # the meter cannot see this attack's change: no radius, and said so
+                vals[1] = np.nan
+            kept = "not measured" if attack in blind else f"{row['similarity']:.3f}"
+            vals = np.nan_to_num(vals, nan=0.0)
             ax.fill(np.r_[angles, angles[:1]], np.r_[vals, vals[:1]], alpha=0.35, color="tab:blue")
             ax.plot(np.r_[angles, angles[:1]], np.r_[vals, vals[:1]], lw=1.0, color="tab:blue")
             ax.set_xticks(angles)
-            ax.set_xticklabels([f"ΔAUROC\n{-row['auroc_drop']:+.3f}", f"{measure}\n{row['similarity']:.3f}",
+            ax.set_xticklabels([f"ΔAUROC\n{-row['auroc_drop']:+.3f}", f"{measure}\n{kept}",
                                 f"cost\n{_ms(row['wall_s'])}"], fontsize=7)
-            ax.tick_params(axis="x", pad=1)
+            ax.tick_params(axis="x", pad=7)
             ax.set_ylim(0, 1)
             ax.set_yticks([0.5, 1.0])
             ax.set_yticklabels([])
@@ -188,7 +195,7 @@ def intervals_figure(tables, metric: str = "auroc", fpr: float = 0.05):
     v, lo, hi, d, dlo, dhi = (figure_matrix(m, name, f, c) for c in cols)
     attacks, detectors = list(v.index), list(v.columns)
     note = None if metric == "auroc" else underpowered_note(tables, fpr)
-    height = min(9.0, 0.1 * len(attacks) * max(len(detectors), 2) + 1.6)
+    height = min(8.0, 0.07 * len(attacks) * max(len(detectors), 2) + 1.6)
     with style() as plt:
         fig, axes = plt.subplots(1, 2, figsize=(PAGE_WIDTH_IN, height), sharey=True, layout="constrained")
         y = np.arange(len(attacks))
@@ -207,9 +214,13 @@ def intervals_figure(tables, metric: str = "auroc", fpr: float = 0.05):
         axes[0].set_xlabel(f"{_label(metric, fpr)} (0–1; 95% bootstrap interval)")
         axes[1].axvline(0.0, color="grey", lw=0.6, ls="--")
         axes[1].set_xlabel("change versus clean (paired 95% interval)")
+        empty = not np.isfinite(v.to_numpy(float)).any()
+        if empty:  # nothing to scale to: the figure's full range
+            axes[0].set_xlim(0, 1)
+            axes[1].set_xlim(-1, 1)
         for ax in axes:
             ax.xaxis.set_major_locator(plt.MaxNLocator(5))
-            if note and not np.isfinite(v.to_numpy(float)).any():
+            if note and empty:
                 ax.text(0.5, 0.5, _boxed(note), transform=ax.transAxes, ha="center", va="center",
                         fontsize=7, bbox={"facecolor": "white", "edgecolor": "tab:red"})
         fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncol=min(4, len(detectors)),

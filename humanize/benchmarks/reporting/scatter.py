@@ -169,7 +169,10 @@ def scatter_figure(tables: dict, metric: str = "auroc", fpr: float = 0.05, point
             clean = g["clean"].iloc[0]
             ax.set_title(f"{det} (clean {axis_label(metric, fpr)} "
                          f"{'n/a' if not np.isfinite(clean) else f'{clean:.2f}'})")
-            if not np.isfinite(y).any():
+            if not np.isfinite(x).any():
+                ax.text(0.5, 0.5, "meaning not measured\n(no meaning meter in this run)", transform=ax.transAxes,
+                        ha="center", va="center", fontsize=7)
+            elif not np.isfinite(y).any():
                 ax.text(0.5, 0.5, f"no {axis_label(metric, fpr)} change\n(underpowered or not reached)",
                         transform=ax.transAxes, ha="center", va="center", fontsize=7)
             if k >= n - cols:
