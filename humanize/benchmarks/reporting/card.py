@@ -24,6 +24,7 @@ import pandas as pd
 
 from ._files import write_text
 from ._meaning import mean_interval, meaning_by_attack
+from .card_provenance import VERSIONED, detector_provenance, provenance, recorded_detector  # noqa: F401 - VERSIONED
 from .report import MEANING_MEASURES, meaning_validity_table
 from ..runner.store import ResultsStore
 
@@ -39,7 +40,6 @@ QUALITY_MEASURES = MEANING_MEASURES
 #: mean losses below this (the meter saw the change, but hardly any loss) are "no measurable quality loss": no
 #: ratio is formed; a loss the meter cannot see at all is "not measured" (:func:`unmeasured_attacks`)
 MIN_LOSS = 1e-3
-VERSIONED = ("numpy", "pandas", "scipy", "scikit-learn", "torch", "transformers", "sentence-transformers")
 
 
 @dataclass
@@ -244,97 +244,6 @@ def _efficiency(attacks: pd.DataFrame, quality: pd.DataFrame | None, config, cos
     return table, best, measure, None
 
 
-def _versions() -> dict:
-    """The versions of the packages the figures depend on, where the card is made (as a manifest records them)."""
-    from ..runner.manifest import package_versions
-
-    return package_versions(("humanize-bench", *VERSIONED))
-
-
-def _detector_provenance(spec) -> dict:
-    from humanize import detectors
-
-    out = {"name": spec.name, "params": dict(spec.params)}
-    try:
-        det = detectors.get(spec.name, **spec.params)
-        prov = det.provenance()
-        out["fingerprint"] = det.fingerprint()
-        out["class"] = prov.get("class")
-        out["version"] = prov.get("version")
-        models = {k: v["__model__"] for k, v in prov.get("params", {}).items() if isinstance(v, dict)
-                  and "__model__" in v}
-        if models:
-            out["models"] = models
-    except Exception as err:  # noqa: BLE001 - a model missing here must not stop the card
-        out["fingerprint"] = f"not computed here ({type(err).__name__}: {' '.join(str(err).split())[:160]})"
-    return out
-
-
-def _attack_provenance(config) -> list[dict]:
-    from ..runner.engine import _attack_key
-
-    out = []
-    for spec in config.attacks:
-        for label, params in spec.expand():
-            rec = {"attack": label, "name": spec.name, "params": params}
-            try:
-                rec["key"] = _attack_key(spec.build(config.seed, params, config.train_fraction))
-            except Exception as err:  # noqa: BLE001 - e.g. a model-based attack whose model is missing here
-                rec["key"] = f"not computed here ({type(err).__name__})"
-            out.append(rec)
-    return out
-
-
-def _recorded_detector(entry: dict) -> dict:
-    """A detector's provenance as the run's manifest recorded it (nothing rebuilt or imported)."""
-    out = {"name": entry["label"], "params": entry.get("config", {}).get("params", {}), "class": entry.get("class"),
-           "origin": entry.get("origin"), "version": entry.get("version"), "fingerprint": entry.get("fingerprint")}
-    if entry.get("plugin"):
-        out["plugin"] = entry["plugin"]
-    if entry.get("models"):
-        out["models"] = entry["models"]
-    return out
-
-
-def _recorded_attacks(manifest: dict) -> list[dict]:
-    out = []
-    for e in manifest.get("attacks", []):
-        rec = {"attack": e["label"], "name": e.get("config", {}).get("name", e["name"]), "class": e.get("class"),
-               "origin": e.get("origin"), "params": e.get("params"), "key": e.get("key")}
-        if e.get("plugin"):
-            rec["plugin"] = e["plugin"]
-        out.append(rec)
-    return out
-
-
-def _provenance(run_id: str, config, tables: dict, manifest: dict | None = None) -> dict:
-    out = {"run_id": run_id, "dataset": config.dataset, "filters": dict(config.filters), "n": config.n,
-           "seed": config.seed, "train_fraction": config.train_fraction, "fprs": list(config.fprs),
-           "per_domain": config.per_domain, "n_boot": config.n_boot, "confidence": config.confidence}
-    defenses = getattr(config, "defenses", None)
-    if defenses:
-        out["defenses"] = [getattr(d, "name", d) for d in defenses]
-    if config.quality:
-        q = {"lm": config.quality_lm or "default", "encoder": config.quality_encoder or "default",
-             "params": dict(config.quality_params)}
-        quality = tables.get("quality")
-        for col in ("perplexity_model", "cosine_model"):
-            if quality is not None and col in quality.columns and quality[col].notna().any():
-                q[col] = sorted({str(v) for v in quality[col].dropna()})
-        out["quality"] = q
-    cost = tables.get("cost")
-    if cost is not None and "machine" in cost.columns:
-        out["machines"] = sorted({str(m) for m in cost["machine"].dropna() if str(m)})
-    if manifest is not None:
-        out["attacks"] = _recorded_attacks(manifest)
-        out["versions (where the run ran)"] = manifest.get("versions", {})
-        out["machine (where the run ran)"] = manifest.get("machine")
-    else:
-        out["attacks"] = _attack_provenance(config)
-    out["versions (where the card was made)"] = _versions()
-    return out
-
-
 def robustness_cards(store_or_path, run_id: str | None = None, fpr=None) -> dict[str, Card]:
     """One :class:`Card` per detector of a finished run (the latest by default).
 
@@ -357,7 +266,7 @@ def robustness_cards(store_or_path, run_id: str | None = None, fpr=None) -> dict
     metrics, scores = tables["metrics"], tables["scores"]
     specs = {s.base_label(): s for s in config.detectors}
     reliance = tables.get("reliance")
-    run_prov = _provenance(run_id, config, tables, manifest)
+    run_prov = provenance(run_id, config, tables, manifest)
     recorded = {e["label"]: e for e in (manifest or {}).get("detectors", [])}
     cards = {}
     for det in sorted(set(metrics["detector"])):
@@ -386,8 +295,8 @@ def robustness_cards(store_or_path, run_id: str | None = None, fpr=None) -> dict
         validity = meaning_validity_table(quality, MEAN_LABEL) if quality is not None and len(quality) else None
         spec = specs.get(det)
         prov = dict(run_prov)
-        prov = {"run_id": prov.pop("run_id"), "detector": _recorded_detector(recorded[det]) if det in recorded
-                else _detector_provenance(spec) if spec else {"name": det},
+        prov = {"run_id": prov.pop("run_id"), "detector": recorded_detector(recorded[det]) if det in recorded
+                else detector_provenance(spec) if spec else {"name": det},
                 **prov}
         cards[det] = Card(det, run_id, fprs, config.confidence, config.n_boot, clean.reset_index(drop=True),
                           attacks, worst, worst_asr, mean, defense, rel, eff, best,
