@@ -130,7 +130,7 @@ def test_the_other_figures_carry_units_distinct_lines_and_readable_fonts(tables)
         sweeps = [c for c in top.containers if c.get_label().startswith("x · ")]
         assert len(sweeps) == 2 and {c.lines[0].get_marker() for c in sweeps} == {"o", "s"}  # a marker per detector
         assert len({to_hex(line.get_color()) for line in bottom.get_lines()}) == len(bottom.get_lines())
-        assert [t.get_text() for t in figs["theta"].legends[0].get_texts()] == ["x · d", "x · e"]
+        assert [t.get_text() for t in figs["theta"].legends[0].get_texts()] == ["x · d", "x · e", "x: meaning"]
         assert "wall time" in " ".join(t.get_text() for t in _texts(figs["triangle"]))
         assert "ms/doc" in " ".join(t.get_text() for t in _texts(figs["triangle"]))  # raw values on the radar
         heat = figs["heatmap"].axes

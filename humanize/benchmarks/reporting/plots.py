@@ -245,9 +245,13 @@ def theta_sweep_figure(tables):
     au, lo, hi = (figure_matrix(m, "auroc", None, c) for c in ("value", "value_lo", "value_hi"))
     q = tables.get("quality")
     measure = meaning_measure(q)
+    meaning = meaning_by_attack(q, n_boot=0, cost=tables.get("cost"))
+    unseen = set(meaning.index[~meaning["measured"].astype(bool)]) if len(meaning) else set()
     markers = "os^Dv<>pP*"
     with style() as plt:
-        fig, (ax, ax2) = plt.subplots(2, 1, figsize=(COLUMN_WIDTH_IN, 4.6), sharex=True, layout="constrained",
+        entries = len(swept) * (len(au.columns) + 1)  # the legend's rows grow the figure, not squeeze the panels
+        height = 3.6 + 0.13 * (entries if entries > 6 else (entries + 1) // 2)
+        fig, (ax, ax2) = plt.subplots(2, 1, figsize=(COLUMN_WIDTH_IN, height), sharex=True, layout="constrained",
                                       height_ratios=(3, 2))
         colours = plt.get_cmap("tab10")
         lines = len(swept) * len(au.columns)
@@ -264,16 +268,19 @@ def theta_sweep_figure(tables):
                             color=colours(i % 10), label=f"{name} · {det}")
             if measure is not None:
                 mean = pd.to_numeric(q[measure[0]], errors="coerce").groupby(q["attack"]).mean()
+                blind = [label in unseen for label in labels]
                 ax2.plot(th, mean.reindex(labels).to_numpy(float), marker=markers[i % len(markers)], ms=3,
-                         ls="--", lw=0.9, color=colours(i % 10), label=name)
+                         ls="--", lw=0.9, color=colours(i % 10), mfc="none" if all(blind) else colours(i % 10),
+                         label=f"{name}: meaning not measured" if all(blind) else f"{name}: meaning")
         ax.set_ylabel("AUROC (0–1, 95% interval)")
-        fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncol=2 if lines < 8 else 3,
-                   title="AUROC of attack · detector", frameon=False)
+        handles, labels = ax.get_legend_handles_labels()
+        more, names_ = ax2.get_legend_handles_labels()
+        fig.legend(handles + more, labels + names_, loc="outside lower center", ncol=1 if entries > 6 else 2,
+                   title="solid: AUROC of attack · detector\ndashed: meaning preserved (hollow: meter blind)",
+                   frameon=False)
         ax2.set_xlabel("θ (attack rate: share of eligible sites edited)")
         ax2.set_ylabel(f"meaning preserved\n({measure[0] if measure else 'not measured'}, 0–1)")
-        if measure is not None:
-            ax2.legend(loc="best", title="attack", framealpha=0.8)
-        else:
+        if measure is None:
             ax2.text(0.5, 0.5, "no meaning meter in this run", transform=ax2.transAxes, ha="center", va="center")
         ax.set_title("θ sweep: detection against meaning preserved")
     return fig

@@ -95,7 +95,8 @@ def _meaning_scale(ax) -> None:
     """x: meaning preserved, spaced by -log10(1 - meaning) (0 -> 0, 0.9 -> 1, 0.99 -> 2, ... 1 -> 4)."""
     from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
-    ax.set_xscale("function", functions=(lambda x: -np.log10(np.clip(1 - np.asarray(x, float), LOSS_FLOOR, None)),
+    floor = LOSS_FLOOR / 10  # the axis runs a little past the points drawn at 1 - LOSS_FLOOR
+    ax.set_xscale("function", functions=(lambda x: -np.log10(np.clip(1 - np.asarray(x, float), floor, None)),
                                          lambda y: 1 - 10 ** (-np.asarray(y, float))))
     ax.xaxis.set_major_locator(FixedLocator(MEANING_TICKS))
     ax.xaxis.set_minor_locator(NullLocator())
@@ -161,7 +162,6 @@ def scatter_figure(tables: dict, metric: str = "auroc", fpr: float = 0.05, point
                         mec="tab:red", mew=0.9, zorder=2, label="Pareto front")
             if measure is not None:
                 _meaning_scale(ax)
-                ax.set_xlim(right=1 - LOSS_FLOOR / 2.5)  # room for the markers at 1
             for xi, yi, a in zip(x, y, g["attack"]):
                 if np.isfinite(xi) and np.isfinite(yi):
                     ax.annotate(str(number[a]), (xi, yi), xytext=(3, 2), textcoords="offset points", fontsize=7)
@@ -177,6 +177,10 @@ def scatter_figure(tables: dict, metric: str = "auroc", fpr: float = 0.05, point
                         transform=ax.transAxes, ha="center", va="center", fontsize=7)
             if k >= n - cols:
                 ax.xaxis.set_tick_params(labelbottom=True)
+        lows = points["meaning_lo"].fillna(points["meaning"]).to_numpy(float)
+        if measure is not None and np.isfinite(lows).any():  # in the scale's units: 0.25 below the lowest bar,
+            low = -np.log10(np.clip(1 - np.nanmin(lows), LOSS_FLOOR, None)) - 0.25  # room for the markers at 1
+            axes.ravel()[0].set_xlim(1 - 10 ** (-low), 1 - LOSS_FLOOR / 10 ** 0.25)
         fig.supxlabel(xlabel, fontsize=8)
         fig.supylabel(ylabel, fontsize=8)
         sm = plt.cm.ScalarMappable(norm=norm, cmap=cmap)
