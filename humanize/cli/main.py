@@ -188,7 +188,7 @@ def _cmd_plot(args) -> int:
 
 def _cmd_demo(args) -> int:
     from humanize.benchmarks.runner.config import demo_config
-    from humanize.benchmarks.reporting.plots import plot_all
+    from humanize.benchmarks.reporting.plots import figure_captions, plot_all
     from humanize.benchmarks.reporting.report import build_report, export_report
     from humanize.benchmarks.runner import run
 
@@ -209,8 +209,8 @@ def _cmd_demo(args) -> int:
         return 2
     report = build_report(result.tables)
     _print_tables(report)
-    files = export_report(report, out / "report")
     plots = plot_all(result.tables, out / "plots")
+    files = export_report(report, out / "report", figures=figure_captions(result.tables))
     print(f"\nreport: {out / 'report' / 'report.md'} (+{len(files) - 1} CSV/JSON files); "
           f"plots: {len(plots)} files in {out / 'plots'}; results database: {result.store}")
     print(f"computed this time: {result.work}")
@@ -395,7 +395,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_run)
 
     for name, func, helptext in (("report", _cmd_report, "print and export the papers' tables of a stored run"),
-                                 ("plot", _cmd_plot, "draw the triangle, θ sweep, cost and heatmap figures")):
+                                 ("plot", _cmd_plot, "draw the scatter, triangle, θ sweep, cost and heatmap figures")):
         p = sub.add_parser(name, help=helptext)
         p.add_argument("--db", default=f"{DEFAULT_OUT}/results.sqlite", help="results database")
         p.add_argument("--run", help="run id (default: the latest finished run)")
@@ -407,7 +407,8 @@ def build_parser() -> argparse.ArgumentParser:
     report_p.add_argument("--fpr", type=_open_fraction, nargs="+", metavar="FPR",
                           help="FPR(s) of the accuracy and attack success tables (default: every FPR of the run)")
     plot_p.add_argument("--out", default=f"{DEFAULT_OUT}/plots", help="folder for the figures")
-    plot_p.add_argument("--format", nargs="+", default=["png", "svg"], choices=["png", "svg"])
+    plot_p.add_argument("--format", nargs="+", default=["png", "svg", "pdf"], choices=["png", "svg", "pdf"],
+                        help="figure formats (default: all three; captions go to captions.md)")
 
     p = sub.add_parser("tour", help="what each rule-based attack does to demo texts, and how fast (no models)")
     p.add_argument("--n", type=_int_at_least(1), default=200, help="machine texts to attack (max 900; default 200)")

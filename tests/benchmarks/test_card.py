@@ -158,7 +158,8 @@ def test_every_attack_carries_its_meaning_and_swap_validity_beside_its_figures(s
     for attack in ("strip_format", "zero_width_space", "mean over attacks"):
         r = v.loc[attack]
         line = next(line for line in md.splitlines() if line.startswith(f"| {attack} | "))
-        assert line.endswith(f"| {r['meaning']:.3f} | {r['valid_share']:.1%} | {r['invalid_share']:.1%} |")
+        meaning = "not measured" if attack in card.unmeasured else f"{r['meaning']:.3f}"
+        assert line.endswith(f"| {meaning} | {r['valid_share']:.1%} | {r['invalid_share']:.1%} |")
     # an attack that swaps no single word (a rewrite) says so instead of a share
     none = v.copy()
     none.loc["homoglyph", ["swaps_per_doc", "valid_share", "invalid_share"]] = [0.0, np.nan, np.nan]
@@ -189,6 +190,40 @@ def test_meaning_comes_from_the_strongest_meter_the_run_computed(stored, monkeyp
     assert card.validity.attrs["measure"][0] == measure
     assert card.efficiency["loss"].to_numpy() == pytest.approx(1 - extra[measure])
     assert f"meaning preserved ({measure})" in card.to_markdown()
+
+
+def test_the_header_states_the_evaluated_sample_of_the_tables(stored):
+    db, result = stored
+    for det, card in robustness_cards(db).items():
+        clean = result.metrics.query("detector == @det and attack == 'none' and metric == 'auroc'").iloc[0]
+        md = card.to_markdown()
+        about = md.split("## About")[1].split("##")[0]
+        assert (f"evaluated on {clean['n_machine']} machine and {clean['n_human']} human texts of the test split "
+                "(n = 20 per class drawn, a share 0.5") in about
+        row = next(line for line in md.splitlines() if line.startswith("| AUROC | "))
+        assert row.endswith(f"| {clean['n_machine']} | {clean['n_human']} |")  # the table's counts, the same n
+        assert clean["n_machine"] < 20  # the drawn n is not the evaluated one
+
+
+def test_a_quality_loss_the_meter_cannot_see_is_not_measured_rather_than_free(stored):
+    db, result = stored
+    quality, cost = result.tables["quality"], result.tables["cost"]
+    edits = cost.set_index(["attack", "id"])["n_edits"]
+    changed = edits.reindex(pd.MultiIndex.from_frame(quality[["attack", "id"]])).to_numpy() > 0
+    blind = {a for a, g in quality[changed].groupby("attack") if (g["cosine"] >= 1 - 1e-6).all()}
+    # MiniLM's tokenizer drops zero-width characters and whitespace: cosine 1 on texts these attacks changed
+    assert {"zero_width_space", "whitespace@0.2"} <= blind and "homoglyph" not in blind
+    card = robustness_cards(db)["tfidf_lr"]
+    assert set(card.unmeasured) == blind
+    assert not card.efficiency.set_index("attack").loc[sorted(blind), "measured"].any()
+    md = card.to_markdown()
+    lines = md.splitlines()
+    eff = lines.index(next(line for line in lines if line.startswith("| attack | AUROC drop")))
+    row = next(line for line in lines[eff:] if line.startswith("| zero_width_space | "))
+    assert row.split(" | ")[2] == "not measured"  # the quality loss column
+    assert "a blind spot of the meter, not a free attack" in md
+    free = [line for line in lines if line.startswith("Lowering the AUROC without a measurable quality loss")]
+    assert not any(a in line for line in free for a in blind)
 
 
 def test_without_intervals_or_quality_the_card_says_so(bare):

@@ -81,15 +81,15 @@ def test_a_plot_is_written_atomically_and_refuses_a_link(tmp_path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from humanize.benchmarks.reporting.plots import _save
+    from humanize.benchmarks.reporting._figstyle import save
 
     fig, _ = plt.subplots(figsize=(1, 1))
     victim = _plant(tmp_path / "out", "x.png")
     with pytest.raises(OutputPathError):
-        _save(fig, tmp_path / "out", "x", ["png"])
+        save(fig, tmp_path / "out", "x", ["png"], close=False)
     assert victim.read_text() == VICTIM
     (tmp_path / "out" / "x.png").unlink()
-    [p] = _save(fig, tmp_path / "out", "x", ["png"])
+    [p] = save(fig, tmp_path / "out", "x", ["png"], close=False)
     plt.close(fig)
     assert p.read_bytes().startswith(b"\x89PNG") and os.listdir(tmp_path / "out") == ["x.png"]
 

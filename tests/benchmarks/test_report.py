@@ -100,7 +100,7 @@ def test_plots_draw_intervals(metrics, tmp_path):
     svg = (tmp_path / "heatmap_tpr.svg").read_text()
     lo, hi = metrics.query("detector == 'e' and attack == 'x' and metric == 'tpr' and fpr == 0.05")[
         ["value_lo", "value_hi"]].iloc[0]
-    assert f"[{lo:.2f}, {hi:.2f}]" in svg  # the interval is written in the cell
+    assert f"{lo:.2f}–{hi:.2f}" in svg  # the interval is written in the cell
     with pytest.raises(ValueError, match="plot format"):
         plot_intervals(tables, tmp_path, "auroc", formats=("gif",))
 
@@ -165,6 +165,7 @@ def test_the_triangle_names_its_meaning_meter(tmp_path):
               "cost": cost}
     paths = plot_triangle(tables, tmp_path, formats=("svg",))
     svg = paths[0].read_text()
-    assert "(entailment)" in svg and "meaning from entailment" in svg
+    assert "(entailment)" in svg and "<!-- entailment -->" in svg  # in the title and on the meaning axis
+    assert "<!-- 1 s/doc -->" in svg and "<!-- 100 ms/doc -->" in svg  # raw costs on the cost axis
     bare = triangle_scores({**tables, "quality": tables["quality"][["attack", "swaps"]]})
     assert bare.attrs["quality_measure"] is None and bare["similarity"].isna().all()

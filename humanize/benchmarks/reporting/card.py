@@ -23,10 +23,13 @@ import numpy as np
 import pandas as pd
 
 from ._files import write_text
+from ._meaning import mean_interval, meaning_by_attack
+from .card_provenance import VERSIONED, detector_provenance, provenance, recorded_detector  # noqa: F401 - VERSIONED
 from .report import MEANING_MEASURES, meaning_validity_table
 from ..runner.store import ResultsStore
 
-__all__ = ["Card", "robustness_cards", "save_cards", "write_cards", "MEAN_LABEL", "QUALITY_MEASURES"]
+__all__ = ["Card", "robustness_cards", "save_cards", "write_cards", "unmeasured_attacks", "MEAN_LABEL",
+           "QUALITY_MEASURES"]
 
 CLEAN = "none"
 #: the pooled group whose figures are the mean over attacks
@@ -34,9 +37,9 @@ MEAN_LABEL = "mean over attacks"
 #: "meaning preserved" for "effectiveness per unit of quality loss", strongest meter first (entailment,
 #: LLM judge, cosine, ROUGE-L): (quality column, loss definition)
 QUALITY_MEASURES = MEANING_MEASURES
-#: mean losses below this are "no measurable quality loss": no ratio is formed
+#: mean losses below this (the meter saw the change, but hardly any loss) are "no measurable quality loss": no
+#: ratio is formed; a loss the meter cannot see at all is "not measured" (:func:`unmeasured_attacks`)
 MIN_LOSS = 1e-3
-VERSIONED = ("numpy", "pandas", "scipy", "scikit-learn", "torch", "transformers", "sentence-transformers")
 
 
 @dataclass
@@ -66,6 +69,9 @@ class Card:
     #: per attack (and MEAN_LABEL): ``meaning`` (mean of the strongest meaning meter, ``attrs["measure"]``)
     #: and the pooled validity figures of the word swaps (report.VALIDITY_REPORT_COLUMNS); None without quality
     validity: pd.DataFrame | None = None
+    #: attack -> why its quality loss is not measured: the meaning meter reads no loss at all on texts the
+    #: attack changed (:func:`._meaning.meaning_by_attack`), e.g. case flips under an uncased encoder
+    unmeasured: dict = field(default_factory=dict)
 
     def to_markdown(self) -> str:
         from .card_render import card_markdown
@@ -180,22 +186,30 @@ def _defense_rows(metrics: pd.DataFrame, fprs) -> pd.DataFrame | None:
     return pd.concat(parts, ignore_index=True) if parts else None
 
 
-def _interval(values: np.ndarray, n_boot: int, confidence: float, seed: list) -> tuple[float, float]:
-    """Percentile bootstrap interval of a mean over documents (NaN without replicates)."""
-    from ..evaluation.bootstrap import percentile_interval
-
-    values = values[np.isfinite(values)]
-    if n_boot < 2 or len(values) == 0:
-        return math.nan, math.nan
-    rng = np.random.default_rng(seed)
-    means = values[rng.integers(0, len(values), size=(n_boot, len(values)))].mean(axis=1)
-    return percentile_interval(means, confidence)
+_interval = mean_interval  # the loss's interval: a percentile bootstrap of the mean over documents
 
 
-def _efficiency(attacks: pd.DataFrame, quality: pd.DataFrame | None, config) -> tuple:
+def unmeasured_attacks(quality: pd.DataFrame | None, cost: pd.DataFrame | None = None) -> dict[str, str]:
+    """Attack -> why its quality loss is not measured: the meaning meter reads no loss on the texts it
+    changed (:func:`._meaning.meaning_by_attack`; ``cost``: the run's cost table, whose edits say which
+    texts changed when the quality table has no edit rate)."""
+    meaning = meaning_by_attack(quality, n_boot=0, cost=cost)
+    measure = meaning.attrs.get("measure")
+    if measure is None:
+        return {}
+    out = {}
+    for a, r in meaning.iterrows():
+        if not r["measured"]:
+            share = f" ({r['char_edit_rate']:.1%} of characters)" if pd.notna(r["char_edit_rate"]) else ""
+            out[str(a)] = f"{measure[0]} reads no loss on texts this attack changed{share}: a change it cannot see"
+    return out
+
+
+def _efficiency(attacks: pd.DataFrame, quality: pd.DataFrame | None, config, cost=None) -> tuple:
     """Per attack: AUROC drop from clean / mean quality loss. The drop's interval is the run's paired
     interval of the AUROC change; the ratio's interval divides it by the mean loss (the loss's own
-    interval, a bootstrap over documents, is shown next to it)."""
+    interval, a bootstrap over documents, is shown next to it). ``measured`` is False where the meter
+    cannot see the attack's change (:func:`unmeasured_attacks`): no ratio then."""
     if quality is None or quality.empty:
         return None, None, None, "the run has no quality table (quality = false): effectiveness per unit of " \
                                 "quality loss cannot be given"
@@ -205,6 +219,7 @@ def _efficiency(attacks: pd.DataFrame, quality: pd.DataFrame | None, config) -> 
                                   "effectiveness per unit of quality loss cannot be given")
     col, _ = measure
     auroc = attacks[(attacks["figure"] == "auroc") & (attacks["attack"] != CLEAN)].set_index("attack")
+    blind = unmeasured_attacks(quality, cost)
     rows = []
     for attack, g in quality.groupby("attack", sort=True):
         if attack not in auroc.index:
@@ -214,108 +229,19 @@ def _efficiency(attacks: pd.DataFrame, quality: pd.DataFrame | None, config) -> 
         lo, hi = _interval(loss, config.n_boot, config.confidence, [config.seed, zlib.crc32(attack.encode())])
         a = auroc.loc[attack]
         drop, drop_lo, drop_hi = -a["change"], -a["change_hi"], -a["change_lo"]
-        usable = np.isfinite(mean_loss) and mean_loss > MIN_LOSS
+        measured = attack not in blind
+        usable = measured and np.isfinite(mean_loss) and mean_loss > MIN_LOSS
         ratio = drop / mean_loss if usable else math.nan
         rows.append({"attack": attack, "drop": drop, "drop_lo": drop_lo, "drop_hi": drop_hi, "loss": mean_loss,
                      "loss_lo": lo, "loss_hi": hi, "ratio": ratio,
                      "ratio_lo": drop_lo / mean_loss if usable else math.nan,
-                     "ratio_hi": drop_hi / mean_loss if usable else math.nan, "n": int(np.isfinite(loss).sum())})
+                     "ratio_hi": drop_hi / mean_loss if usable else math.nan, "n": int(np.isfinite(loss).sum()),
+                     "measured": measured})
     table = pd.DataFrame(rows, columns=["attack", "drop", "drop_lo", "drop_hi", "loss", "loss_lo", "loss_hi",
-                                        "ratio", "ratio_lo", "ratio_hi", "n"])
+                                        "ratio", "ratio_lo", "ratio_hi", "n", "measured"])
     ranked = table[table["ratio"] > 0].sort_values(["ratio", "attack"], ascending=[False, True])
     best = ranked.iloc[0].to_dict() if not ranked.empty else None
     return table, best, measure, None
-
-
-def _versions() -> dict:
-    """The versions of the packages the figures depend on, where the card is made (as a manifest records them)."""
-    from ..runner.manifest import package_versions
-
-    return package_versions(("humanize-bench", *VERSIONED))
-
-
-def _detector_provenance(spec) -> dict:
-    from humanize import detectors
-
-    out = {"name": spec.name, "params": dict(spec.params)}
-    try:
-        det = detectors.get(spec.name, **spec.params)
-        prov = det.provenance()
-        out["fingerprint"] = det.fingerprint()
-        out["class"] = prov.get("class")
-        out["version"] = prov.get("version")
-        models = {k: v["__model__"] for k, v in prov.get("params", {}).items() if isinstance(v, dict)
-                  and "__model__" in v}
-        if models:
-            out["models"] = models
-    except Exception as err:  # noqa: BLE001 - a model missing here must not stop the card
-        out["fingerprint"] = f"not computed here ({type(err).__name__}: {' '.join(str(err).split())[:160]})"
-    return out
-
-
-def _attack_provenance(config) -> list[dict]:
-    from ..runner.engine import _attack_key
-
-    out = []
-    for spec in config.attacks:
-        for label, params in spec.expand():
-            rec = {"attack": label, "name": spec.name, "params": params}
-            try:
-                rec["key"] = _attack_key(spec.build(config.seed, params, config.train_fraction))
-            except Exception as err:  # noqa: BLE001 - e.g. a model-based attack whose model is missing here
-                rec["key"] = f"not computed here ({type(err).__name__})"
-            out.append(rec)
-    return out
-
-
-def _recorded_detector(entry: dict) -> dict:
-    """A detector's provenance as the run's manifest recorded it (nothing rebuilt or imported)."""
-    out = {"name": entry["label"], "params": entry.get("config", {}).get("params", {}), "class": entry.get("class"),
-           "origin": entry.get("origin"), "version": entry.get("version"), "fingerprint": entry.get("fingerprint")}
-    if entry.get("plugin"):
-        out["plugin"] = entry["plugin"]
-    if entry.get("models"):
-        out["models"] = entry["models"]
-    return out
-
-
-def _recorded_attacks(manifest: dict) -> list[dict]:
-    out = []
-    for e in manifest.get("attacks", []):
-        rec = {"attack": e["label"], "name": e.get("config", {}).get("name", e["name"]), "class": e.get("class"),
-               "origin": e.get("origin"), "params": e.get("params"), "key": e.get("key")}
-        if e.get("plugin"):
-            rec["plugin"] = e["plugin"]
-        out.append(rec)
-    return out
-
-
-def _provenance(run_id: str, config, tables: dict, manifest: dict | None = None) -> dict:
-    out = {"run_id": run_id, "dataset": config.dataset, "filters": dict(config.filters), "n": config.n,
-           "seed": config.seed, "train_fraction": config.train_fraction, "fprs": list(config.fprs),
-           "per_domain": config.per_domain, "n_boot": config.n_boot, "confidence": config.confidence}
-    defenses = getattr(config, "defenses", None)
-    if defenses:
-        out["defenses"] = [getattr(d, "name", d) for d in defenses]
-    if config.quality:
-        q = {"lm": config.quality_lm or "default", "encoder": config.quality_encoder or "default",
-             "params": dict(config.quality_params)}
-        quality = tables.get("quality")
-        for col in ("perplexity_model", "cosine_model"):
-            if quality is not None and col in quality.columns and quality[col].notna().any():
-                q[col] = sorted({str(v) for v in quality[col].dropna()})
-        out["quality"] = q
-    cost = tables.get("cost")
-    if cost is not None and "machine" in cost.columns:
-        out["machines"] = sorted({str(m) for m in cost["machine"].dropna() if str(m)})
-    if manifest is not None:
-        out["attacks"] = _recorded_attacks(manifest)
-        out["versions (where the run ran)"] = manifest.get("versions", {})
-        out["machine (where the run ran)"] = manifest.get("machine")
-    else:
-        out["attacks"] = _attack_provenance(config)
-    out["versions (where the card was made)"] = _versions()
-    return out
 
 
 def robustness_cards(store_or_path, run_id: str | None = None, fpr=None) -> dict[str, Card]:
@@ -340,7 +266,7 @@ def robustness_cards(store_or_path, run_id: str | None = None, fpr=None) -> dict
     metrics, scores = tables["metrics"], tables["scores"]
     specs = {s.base_label(): s for s in config.detectors}
     reliance = tables.get("reliance")
-    run_prov = _provenance(run_id, config, tables, manifest)
+    run_prov = provenance(run_id, config, tables, manifest)
     recorded = {e["label"]: e for e in (manifest or {}).get("detectors", [])}
     cards = {}
     for det in sorted(set(metrics["detector"])):
@@ -362,19 +288,21 @@ def robustness_cards(store_or_path, run_id: str | None = None, fpr=None) -> dict
         if rel is None:
             notes.append("no Artifact Reliance Score stored for this detector: `humanize-bench ars --db RUN` "
                          "computes it")
-        eff, best, measure, why = _efficiency(figures, tables.get("quality"), config)
+        eff, best, measure, why = _efficiency(figures, tables.get("quality"), config, tables.get("cost"))
         if why:
             notes.append(why)
         quality = tables.get("quality")
         validity = meaning_validity_table(quality, MEAN_LABEL) if quality is not None and len(quality) else None
         spec = specs.get(det)
         prov = dict(run_prov)
-        prov = {"run_id": prov.pop("run_id"), "detector": _recorded_detector(recorded[det]) if det in recorded
-                else _detector_provenance(spec) if spec else {"name": det},
+        prov = {"run_id": prov.pop("run_id"), "detector": recorded_detector(recorded[det]) if det in recorded
+                else detector_provenance(spec) if spec else {"name": det},
                 **prov}
         cards[det] = Card(det, run_id, fprs, config.confidence, config.n_boot, clean.reset_index(drop=True),
                           attacks, worst, worst_asr, mean, defense, rel, eff, best,
-                          None if measure is None else f"{measure[1]} ({measure[0]})", prov, notes, validity)
+                          None if measure is None else f"{measure[1]} ({measure[0]})", prov, notes, validity,
+                          unmeasured_attacks(quality, tables.get("cost")) if quality is not None and len(quality)
+                          else {})
     return cards
 
 

@@ -76,6 +76,11 @@ def _validity_header(card) -> list[str]:
     return [f"meaning preserved ({measure[0] if measure else 'n/a'})", "valid swaps", "invalid swaps"]
 
 
+def _meaning(card, attack, value) -> str:
+    """Meaning preserved, or "not measured" where the meter cannot see the attack's change."""
+    return "not measured" if attack in card.unmeasured else _num(value)
+
+
 def _validity_cells(card, attack, meaning: bool = True) -> list[str]:
     """Meaning preserved and the valid / invalid share of the attack's word swaps ("no swaps" without any)."""
     if card.validity is None:
@@ -85,9 +90,9 @@ def _validity_cells(card, attack, meaning: bool = True) -> list[str]:
     if r is None:
         cells = ["n/a", "n/a", "n/a"]
     elif _num(r["swaps_per_doc"]) != "n/a" and float(r["swaps_per_doc"]) == 0:
-        cells = [_num(r["meaning"]), "no swaps", "no swaps"]
+        cells = [_meaning(card, attack, r["meaning"]), "no swaps", "no swaps"]
     else:
-        cells = [_num(r["meaning"]), _share(r["valid_share"]), _share(r["invalid_share"])]
+        cells = [_meaning(card, attack, r["meaning"]), _share(r["valid_share"]), _share(r["invalid_share"])]
     return cells if meaning else cells[1:]
 
 
@@ -99,7 +104,9 @@ def _validity_legend(card) -> str:
     return (f"Beside each attack's figures: {meaning}; valid swaps = share of its word swaps that are WordNet "
             "synonyms or morphological variants, invalid swaps = antonyms, sister terms and unrelated words, which "
             "change what the text says (humanize.quality.validity, pooled over the swaps); \"no swaps\": the attack "
-            "swaps no single words.")
+            "swaps no single words." + (" \"not measured\": the meaning meter reads no loss at all on texts the "
+                                        "attack changed, so it cannot see this kind of change (" +
+                                        ", ".join(sorted(card.unmeasured)) + ")." if card.unmeasured else ""))
 
 
 def _attack_table(card, frame: pd.DataFrame, section: Section) -> None:
@@ -118,6 +125,21 @@ def _attack_table(card, frame: pd.DataFrame, section: Section) -> None:
         section.rows.append(row + _validity_cells(card, attack))
 
 
+def _evaluated(card) -> str:
+    """The sample the tables are computed on (the test split), and what was drawn: the header and the
+    tables state the same n."""
+    prov = card.provenance
+    clean = card.clean[card.clean["figure"] == "auroc"] if len(card.clean) else card.clean
+    drawn = f"n = {prov.get('n')} per class drawn"
+    if prov.get("train_fraction") is not None:
+        drawn += f", a share {prov['train_fraction']:g} of the source documents held out to fit learned detectors"
+    if clean.empty:
+        return f"{drawn}; no clean figures"
+    r = clean.iloc[0]
+    return (f"evaluated on {_num(r['n_machine'], 0)} machine and {_num(r['n_human'], 0)} human texts of the test "
+            f"split ({drawn})")
+
+
 def sections(card) -> list[Section]:
     level = f"{card.confidence:.0%}"
     boot = (f"{level} percentile bootstrap intervals in brackets (B = {card.n_boot}, documents redrawn within "
@@ -125,7 +147,7 @@ def sections(card) -> list[Section]:
             if card.n_boot else "no bootstrap intervals in this run (n_boot = 0): every interval reads n/a")
     prov = card.provenance
     out = [Section("About", [f"Detector {card.detector} on run {card.run_id} (dataset {prov.get('dataset')}, "
-                             f"n = {prov.get('n')} per class, seed {prov.get('seed')}). {boot[0].upper() + boot[1:]}. "
+                             f"seed {prov.get('seed')}): {_evaluated(card)}. {boot[0].upper() + boot[1:]}. "
                              "A TPR or attack success rate that reads n/a (x at FPR y) is at an FPR the run's "
                              "human texts cannot resolve (fewer than 1/FPR per domain, or ties): x is the figure at "
                              "the FPR y actually achieved."])]
@@ -213,22 +235,29 @@ def sections(card) -> list[Section]:
                       "(entailment, then LLM judge, then cosine, then ROUGE-L); their ratio is the AUROC drop per "
                       "unit of quality loss. The ratio's interval is the drop's paired interval divided by the mean loss; the "
                       "loss's own interval is a bootstrap over documents. Attacks whose mean loss is below "
-                      f"{MIN_LOSS:g} (no measurable loss) get no ratio.")
+                      f"{MIN_LOSS:g} (no measurable loss) get no ratio, and so do those whose loss is not measured: "
+                      "the meter reads no loss at all on texts the attack changed (an uncased encoder and case "
+                      "flips, a tokenizer that drops whitespace or invisible characters), which is a blind spot of "
+                      "the meter, not a free attack.")
         b = card.best_efficiency
         s.text.append("Best: " + (f"{b['attack']}, {fmt_ci(b['ratio'], b['ratio_lo'], b['ratio_hi'])} AUROC per "
                                   f"unit of loss (drop {fmt_ci(b['drop'], b['drop_lo'], b['drop_hi'])}, loss "
                                   f"{fmt_ci(b['loss'], b['loss_lo'], b['loss_hi'])})." if b else
                                   "none (no attack with a measurable quality loss lowered the AUROC)."))
         eff = card.efficiency
-        free = eff[(eff["drop"] > 0) & eff["ratio"].isna()]
-        if not free.empty:
-            s.text.append("Lowering the AUROC without a measurable quality loss: " + ", ".join(
-                f"{r['attack']} (drop {fmt_ci(r['drop'], r['drop_lo'], r['drop_hi'])})" for _, r in free.iterrows())
-                + ".")
+        blind = eff["attack"].isin(list(card.unmeasured))
+        for sel, what in ((~blind, "without a measurable quality loss"),
+                          (blind, "with a quality loss the meter does not measure")):
+            free = eff[sel & (eff["drop"] > 0) & eff["ratio"].isna()]
+            if not free.empty:
+                s.text.append(f"Lowering the AUROC {what}: " + ", ".join(
+                    f"{r['attack']} (drop {fmt_ci(r['drop'], r['drop_lo'], r['drop_hi'])})"
+                    for _, r in free.iterrows()) + ".")
         s.header = ["attack", "AUROC drop", "quality loss", "drop per unit loss", "documents",
                     *_validity_header(card)[1:]]
         for _, r in card.efficiency.iterrows():
             s.rows.append([r["attack"], fmt_ci(r["drop"], r["drop_lo"], r["drop_hi"]),
+                           "not measured" if r["attack"] in card.unmeasured else
                            fmt_ci(r["loss"], r["loss_lo"], r["loss_hi"]),
                            fmt_ci(r["ratio"], r["ratio_lo"], r["ratio_hi"]), str(r["n"]),
                            *_validity_cells(card, r["attack"], meaning=False)])

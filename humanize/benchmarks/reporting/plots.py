@@ -1,9 +1,12 @@
-"""Figures from a run's tables (matplotlib, PNG and SVG).
+"""Figures from a run's tables (matplotlib; PNG, SVG and PDF at a paper's column width, :mod:`._figstyle`).
 
-* the effectiveness / quality / cost triangle per attack (TH-Bench Figure 1): three
-  axes, each normalised to [0, 1] across the attacks of the run, higher = better
-  for the attacker (more AUROC drop, more similar text, cheaper to run);
-* the θ sweep trade-off (TH-Bench Figure 10): AUROC and cosine similarity vs θ;
+* the effectiveness / meaning / cost scatter (:mod:`.scatter`): change in AUROC against meaning
+  preserved, colour = seconds per document (log scale), 95% intervals, one panel per detector,
+  the Pareto front drawn;
+* the same trade-off as a radar per attack (TH-Bench Figure 1): three axes, each normalised to
+  [0, 1] across the attacks of the run, higher = better for the attacker (more AUROC drop, more
+  meaning kept, cheaper to run), each axis labelled with the attack's raw figure;
+* the θ sweep trade-off (TH-Bench Figure 10): AUROC and meaning preserved vs θ;
 * cost against input length (TH-Bench Figures 14-15);
 * an attack x detector heatmap of AUROC or TPR at FPR 5%, each cell with its 95% interval;
 * interval plots: AUROC (or TPR) per attack and detector, and its change versus clean,
@@ -18,19 +21,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._files import atomic_write
-from .report import CLEAN, cost_by_length, figure_matrix, meaning_measure
+from ._figstyle import COLUMN_WIDTH_IN, FORMATS, PAGE_WIDTH_IN, save, style
+from ._files import write_text
+from ._meaning import meaning_by_attack
+from .report import CLEAN, cost_by_length, figure_matrix, figures_markdown, meaning_measure
+from .scatter import scatter_caption, scatter_figure, scatter_points
 
-FORMATS = ("png", "svg")
-
-
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+__all__ = ["FORMATS", "triangle_scores", "underpowered_note", "triangle_figure", "heatmap_figure",
+           "intervals_figure", "theta_sweep_figure", "cost_vs_length_figure", "scatter_figure", "plot_scatter",
+           "plot_triangle", "plot_heatmap", "plot_intervals", "plot_theta_sweep", "plot_cost_vs_length",
+           "figure_captions", "plot_all"]
 
 
 def _minmax(x: pd.Series) -> pd.Series:
@@ -75,45 +75,6 @@ def triangle_scores(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     return out
 
 
-def _save(fig, out_dir: Path, name: str, formats) -> list[Path]:
-    paths = []
-    for fmt in formats:
-        if fmt not in FORMATS:
-            raise ValueError(f"unknown plot format {fmt!r}; choose from {list(FORMATS)}")
-        p = out_dir / f"{name}.{fmt}"
-        paths.append(atomic_write(p, lambda tmp, fmt=fmt: fig.savefig(tmp, format=fmt, bbox_inches="tight", dpi=120)))
-    return paths
-
-
-def plot_triangle(tables, out_dir, formats=FORMATS) -> list[Path]:
-    plt = _plt()
-    scores = triangle_scores(tables)
-    n = len(scores)
-    cols = min(4, max(n, 1))
-    rows = int(np.ceil(n / cols))
-    fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 3.2 * rows), subplot_kw={"projection": "polar"})
-    axes = np.atleast_1d(axes).ravel()
-    angles = np.array([90, 210, 330]) * np.pi / 180
-    quality_label = f"meaning\n({scores.attrs.get('quality_measure') or 'n/a'})"
-    for ax, (attack, row) in zip(axes, scores.iterrows()):
-        vals = np.nan_to_num(row[["effectiveness", "quality", "cost"]].to_numpy(float), nan=0.0)
-        ax.fill(np.r_[angles, angles[:1]], np.r_[vals, vals[:1]], alpha=0.35)
-        ax.plot(np.r_[angles, angles[:1]], np.r_[vals, vals[:1]], lw=1.5)
-        ax.set_xticks(angles)
-        ax.set_xticklabels(["effectiveness", quality_label, "cost"], fontsize=8)
-        ax.set_ylim(0, 1)
-        ax.set_yticks([0.5, 1.0])
-        ax.set_yticklabels([])
-        ax.set_title(attack, fontsize=9)
-    for ax in axes[n:]:
-        ax.set_visible(False)
-    fig.suptitle("Effectiveness / meaning preserved / cost per attack (normalised; higher = better for the "
-                 f"attacker); meaning from {scores.attrs.get('quality_measure') or 'no quality meter'}", fontsize=10)
-    paths = _save(fig, Path(out_dir), "triangle", formats)
-    plt.close(fig)
-    return paths
-
-
 def _errors(value: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """matplotlib's yerr/xerr (distances below and above), 0 where the interval is missing."""
     return np.nan_to_num(np.vstack([value - lo, hi - value]), nan=0.0).clip(min=0)
@@ -123,118 +84,293 @@ def _label(metric: str, fpr) -> str:
     return "AUROC" if metric == "auroc" else f"TPR at FPR {fpr:g}"
 
 
-def plot_heatmap(tables, out_dir, metric: str = "auroc", formats=FORMATS, fpr: float = 0.05) -> list[Path]:
-    plt = _plt()
+def _ms(seconds: float) -> str:
+    if not np.isfinite(seconds):
+        return "n/a"
+    return f"{seconds:.3g} s/doc" if seconds >= 1 else f"{seconds * 1e3:.3g} ms/doc"
+
+
+def underpowered_note(tables, fpr: float) -> str | None:
+    """Why TPR at ``fpr`` is missing for some (detector, attack) rows, or None when every row is resolved:
+    ``underpowered: n_human = k < n needed`` (k the fewest clean human texts of a domain that sets a
+    threshold, n = 1/FPR)."""
+    m = tables["metrics"]
+    sel = m[(m["metric"] == "tpr") & np.isclose(m["fpr"].astype(float), fpr)]
+    if "defense" in sel:
+        sel = sel[sel["defense"].fillna(CLEAN) == CLEAN]
+    flag = sel["underpowered"].astype("boolean").fillna(False) if "underpowered" in sel else pd.Series(False)
+    if not flag.any():
+        return None
+    needed = int(np.ceil(1.0 / fpr - 1e-9))
+    scores = tables.get("scores")
+    if scores is not None and {"attack", "label", "domain", "detector"} <= set(scores.columns):
+        humans = scores[(scores["attack"] == CLEAN) & (scores["label"].astype(str) == "human")]
+        counts = humans.groupby(["detector", "domain"]).size()
+        k, where = (int(counts.min()), "in a domain") if len(counts) else (0, "")
+    else:
+        k, where = int(pd.to_numeric(sel.loc[flag, "n_human"], errors="coerce").min()), "in total"
+    share = f"{int(flag.sum())} of {len(sel)}"
+    return (f"underpowered: n_human = {k} {where} < {needed} needed for FPR {fpr:g} ({share} detector x attack "
+            "figures not claimed; a larger --n resolves them)").replace("  ", " ")
+
+
+def _boxed(note: str) -> str:
+    """The note's claim on short lines, for a box drawn over an empty panel."""
+    return note.split(" (")[0].replace(": ", ":\n", 1).replace(" < ", "\n< ")
+
+
+def triangle_figure(tables):
+    """The radar per attack: normalised axes (higher = better for the attacker), each labelled with the raw figure."""
+    scores = triangle_scores(tables)
+    measure = scores.attrs.get("quality_measure") or "n/a"
+    meaning = meaning_by_attack(tables.get("quality"), n_boot=0, cost=tables.get("cost"))
+    blind = set(meaning.index[~meaning["measured"].astype(bool)]) if len(meaning) else set()
+    n = len(scores)
+    cols = min(4, max(n, 1))
+    rows = int(np.ceil(n / cols))
+    width = PAGE_WIDTH_IN if cols > 2 else COLUMN_WIDTH_IN
+    angles = np.array([90, 210, 330]) * np.pi / 180
+    with style() as plt:
+        fig, axes = plt.subplots(rows, cols, figsize=(width, width / cols * 1.25 * rows + 0.4),
+                                 subplot_kw={"projection": "polar"}, squeeze=False, layout="constrained")
+        axes = axes.ravel()
+        for ax, (attack, row) in zip(axes, scores.iterrows()):
+            vals = row[["effectiveness", "quality", "cost"]].to_numpy(float).copy()
+            if attack in blind:  # the meter cannot see this attack's change: no radius, and said so
+                vals[1] = np.nan
+            kept = "not measured" if attack in blind else f"{row['similarity']:.3f}"
+            vals = np.nan_to_num(vals, nan=0.0)
+            ax.fill(np.r_[angles, angles[:1]], np.r_[vals, vals[:1]], alpha=0.35, color="tab:blue")
+            ax.plot(np.r_[angles, angles[:1]], np.r_[vals, vals[:1]], lw=1.0, color="tab:blue")
+            ax.set_xticks(angles)
+            ax.set_xticklabels([f"ΔAUROC\n{-row['auroc_drop']:+.3f}", f"{measure}\n{kept}",
+                                f"cost\n{_ms(row['wall_s'])}"], fontsize=7)
+            ax.tick_params(axis="x", pad=7)
+            ax.set_ylim(0, 1)
+            ax.set_yticks([0.5, 1.0])
+            ax.set_yticklabels([])
+            ax.set_title(str(attack), fontsize=7, pad=8)
+        for ax in axes[n:]:
+            ax.set_visible(False)
+        fig.suptitle(f"Per attack: ΔAUROC (mean over detectors), meaning preserved ({measure}), wall time; radii "
+                     "min-max normalised over the run's attacks, outward = better for the attacker", fontsize=7,
+                     wrap=True)
+    return fig
+
+
+def heatmap_figure(tables, metric: str = "auroc", fpr: float = 0.05):
     m = tables["metrics"]
     f = None if metric == "auroc" else fpr
     table, lo, hi = (figure_matrix(m, "auroc" if metric == "auroc" else "tpr", f, col)
                      for col in ("value", "value_lo", "value_hi"))
-    fig, ax = plt.subplots(figsize=(1.3 * table.shape[1] + 3, 0.55 * table.shape[0] + 1.5))
-    im = ax.imshow(table.to_numpy(float), cmap="RdYlGn", vmin=0, vmax=1, aspect="auto")
-    ax.set_xticks(range(table.shape[1]), table.columns, rotation=45, ha="right", fontsize=8)
-    ax.set_yticks(range(table.shape[0]), table.index, fontsize=8)
-    for i in range(table.shape[0]):
-        for j in range(table.shape[1]):
-            v, a, b = table.iat[i, j], lo.iat[i, j], hi.iat[i, j]
-            text = "—" if pd.isna(v) else f"{v:.2f}" + ("" if pd.isna(a) else f"\n[{a:.2f}, {b:.2f}]")
-            ax.text(j, i, text, ha="center", va="center", fontsize=6)
-    fig.colorbar(im, ax=ax, label=_label(metric, fpr))
-    ax.set_title(f"{_label(metric, fpr)}: attack x detector (95% bootstrap interval; — = not reached)",
-                 fontsize=9)
-    paths = _save(fig, Path(out_dir), f"heatmap_{metric}", formats)
-    plt.close(fig)
-    return paths
+    note = None if metric == "auroc" else underpowered_note(tables, fpr)
+    ncol, nrow = table.shape[1], table.shape[0]
+    width = min(PAGE_WIDTH_IN, max(COLUMN_WIDTH_IN, 0.72 * ncol + 1.9))
+    with style() as plt:
+        fig, ax = plt.subplots(figsize=(width, 0.34 * nrow + 1.5), layout="constrained")
+        im = ax.imshow(table.to_numpy(float), cmap="RdYlGn", vmin=0, vmax=1, aspect="auto")
+        ax.set_xticks(range(ncol), table.columns, rotation=45, ha="right")
+        ax.set_yticks(range(nrow), table.index)
+        ax.set_xlabel("detector")
+        ax.set_ylabel("attack")
+        for i in range(nrow):
+            for j in range(ncol):
+                v, a, b = table.iat[i, j], lo.iat[i, j], hi.iat[i, j]
+                text = "n/a" if pd.isna(v) else f"{v:.2f}" + ("" if pd.isna(a) else f"\n{a:.2f}–{b:.2f}")
+                ax.text(j, i, text, ha="center", va="center", fontsize=7, linespacing=0.95)
+        if note and table.isna().all().all():
+            ax.text(0.5, 0.5, _boxed(note), transform=ax.transAxes, ha="center", va="center", fontsize=7,
+                    bbox={"facecolor": "white", "edgecolor": "tab:red"})
+        fig.colorbar(im, ax=ax, label=f"{_label(metric, fpr)} (0–1)", shrink=0.9)
+        ax.set_title(f"{_label(metric, fpr)} per attack and detector (95% bootstrap interval below)")
+    return fig
 
 
-def plot_intervals(tables, out_dir, metric: str = "auroc", fpr: float = 0.05, formats=FORMATS) -> list[Path]:
+def intervals_figure(tables, metric: str = "auroc", fpr: float = 0.05):
     """Per attack, one point per detector with its 95% interval (left) and the change versus
     clean with its paired interval (right): overlapping bars mean the data cannot tell them apart."""
-    plt = _plt()
     m = tables["metrics"]
     name, f = ("auroc", None) if metric == "auroc" else ("tpr", fpr)
     cols = ("value", "value_lo", "value_hi", "change", "change_lo", "change_hi")
     v, lo, hi, d, dlo, dhi = (figure_matrix(m, name, f, c) for c in cols)
     attacks, detectors = list(v.index), list(v.columns)
-    fig, axes = plt.subplots(1, 2, figsize=(10, 0.45 * len(attacks) * max(1, len(detectors) / 2) + 1.8),
-                             sharey=True)
-    y = np.arange(len(attacks))
-    step = 0.7 / max(len(detectors), 1)
-    for k, det in enumerate(detectors):
-        pos = y - 0.35 + step * (k + 0.5)
-        for ax, (val, a, b) in zip(axes, ((v, lo, hi), (d, dlo, dhi))):
-            x = val[det].to_numpy(float)
-            ax.errorbar(x, pos, xerr=_errors(x, a[det].to_numpy(float), b[det].to_numpy(float)), fmt="o",
-                        ms=4, capsize=2, lw=1, label=det)
-    axes[0].set_yticks(y, attacks, fontsize=8)
-    axes[0].invert_yaxis()
-    axes[0].set_xlabel(f"{_label(metric, fpr)} (95% bootstrap interval)")
-    axes[1].axvline(0.0, color="grey", lw=0.8, ls="--")
-    for ax in axes:
-        ax.xaxis.set_major_locator(plt.MaxNLocator(5))
-    axes[1].set_xlabel("change versus clean (paired 95% interval)")
-    axes[0].legend(fontsize=7, loc="best")
-    fig.suptitle(f"{_label(metric, fpr)} per attack and detector", fontsize=10)
-    paths = _save(fig, Path(out_dir), f"intervals_{metric}", formats)
-    plt.close(fig)
-    return paths
+    note = None if metric == "auroc" else underpowered_note(tables, fpr)
+    height = min(8.0, 0.07 * len(attacks) * max(len(detectors), 2) + 1.6)
+    with style() as plt:
+        fig, axes = plt.subplots(1, 2, figsize=(PAGE_WIDTH_IN, height), sharey=True, layout="constrained")
+        y = np.arange(len(attacks))
+        step = 0.7 / max(len(detectors), 1)
+        markers = "os^Dv<>pP*"
+        for k, det in enumerate(detectors):
+            pos = y - 0.35 + step * (k + 0.5)
+            for ax, (val, a, b) in zip(axes, ((v, lo, hi), (d, dlo, dhi))):
+                x = val[det].to_numpy(float)
+                ax.errorbar(x, pos, xerr=_errors(x, a[det].to_numpy(float), b[det].to_numpy(float)),
+                            fmt=markers[k % len(markers)], ms=3, capsize=1.5, lw=0.7, label=det,
+                            color=plt.get_cmap("tab10")(k % 10))
+        axes[0].set_yticks(y, attacks)
+        axes[0].invert_yaxis()
+        axes[0].set_ylabel("attack")
+        axes[0].set_xlabel(f"{_label(metric, fpr)} (0–1; 95% bootstrap interval)")
+        axes[1].axvline(0.0, color="grey", lw=0.6, ls="--")
+        axes[1].set_xlabel("change versus clean (paired 95% interval)")
+        empty = not np.isfinite(v.to_numpy(float)).any()
+        if empty:  # nothing to scale to: the figure's full range
+            axes[0].set_xlim(0, 1)
+            axes[1].set_xlim(-1, 1)
+        for ax in axes:
+            ax.xaxis.set_major_locator(plt.MaxNLocator(5))
+            if note and empty:
+                ax.text(0.5, 0.5, _boxed(note), transform=ax.transAxes, ha="center", va="center",
+                        fontsize=7, bbox={"facecolor": "white", "edgecolor": "tab:red"})
+        fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncol=min(4, len(detectors)),
+                   title="detector", frameon=False)
+        fig.suptitle(f"{_label(metric, fpr)} per attack and detector")
+    return fig
 
 
-def plot_theta_sweep(tables, out_dir, formats=FORMATS) -> list[Path]:
-    """AUROC per detector (95% error bars) and mean cosine vs θ for each attack run at several θ."""
-    plt = _plt()
-    cost = tables["cost"]
-    rates = cost.groupby("attack")["rate"].first()
+def _swept(tables) -> tuple[pd.Series, pd.Index, list[str]]:
+    rates = tables["cost"].groupby("attack")["rate"].first()
     names = rates.index.str.split("@").str[0]
-    swept = [n for n in sorted(set(names)) if (names == n).sum() > 1]
+    return rates, names, [n for n in sorted(set(names)) if (names == n).sum() > 1]
+
+
+def theta_sweep_figure(tables):
+    """AUROC per detector (95% error bars, top) and meaning preserved (bottom) vs θ for each attack run at
+    several θ: colour = attack, marker = detector; None when the run sweeps no attack."""
+    rates, names, swept = _swept(tables)
     if not swept:
-        return []
+        return None
     m = tables["metrics"]
     au, lo, hi = (figure_matrix(m, "auroc", None, c) for c in ("value", "value_lo", "value_hi"))
     q = tables.get("quality")
-    fig, ax = plt.subplots(figsize=(6, 4))
-    ax2 = ax.twinx()
-    for name in swept:
-        labels = rates.index[names == name]
-        labels = labels[np.argsort(rates[labels].to_numpy())]
-        th = rates[labels].to_numpy()
-        for det in au.columns:
-            x = au[det].reindex(labels).to_numpy(float)
-            err = _errors(x, lo[det].reindex(labels).to_numpy(float), hi[det].reindex(labels).to_numpy(float))
-            ax.errorbar(th, x, yerr=err, marker="o", ms=4, capsize=2, label=f"{name}: {det} AUROC")
-        if q is not None and "cosine" in q:
-            cos = q.groupby("attack")["cosine"].mean().reindex(labels).to_numpy()
-            ax2.plot(th, cos, marker="s", ls="--", color="grey", label=f"{name} cosine")
-    ax.set_xlabel("θ (attack rate)")
-    ax.set_ylabel("AUROC (95% bootstrap interval)")
-    ax2.set_ylabel("cosine similarity")
-    ax.legend(loc="lower left", fontsize=7)
-    ax2.legend(loc="lower right", fontsize=7)
-    ax.set_title("θ sweep: effectiveness vs quality", fontsize=10)
-    paths = _save(fig, Path(out_dir), "theta_sweep", formats)
-    plt.close(fig)
-    return paths
+    measure = meaning_measure(q)
+    meaning = meaning_by_attack(q, n_boot=0, cost=tables.get("cost"))
+    unseen = set(meaning.index[~meaning["measured"].astype(bool)]) if len(meaning) else set()
+    markers = "os^Dv<>pP*"
+    with style() as plt:
+        entries = len(swept) * (len(au.columns) + 1)  # the legend's rows grow the figure, not squeeze the panels
+        height = 3.6 + 0.13 * (entries if entries > 6 else (entries + 1) // 2)
+        fig, (ax, ax2) = plt.subplots(2, 1, figsize=(COLUMN_WIDTH_IN, height), sharex=True, layout="constrained",
+                                      height_ratios=(3, 2))
+        colours = plt.get_cmap("tab10")
+        lines = len(swept) * len(au.columns)
+        span = float(np.ptp(rates[names.isin(swept)].to_numpy(float))) or 1.0
+        for i, name in enumerate(swept):
+            labels = rates.index[names == name]
+            labels = labels[np.argsort(rates[labels].to_numpy())]
+            th = rates[labels].to_numpy(float)
+            for k, det in enumerate(au.columns):
+                x = au[det].reindex(labels).to_numpy(float)
+                err = _errors(x, lo[det].reindex(labels).to_numpy(float), hi[det].reindex(labels).to_numpy(float))
+                dodge = (i * len(au.columns) + k - (lines - 1) / 2) * 0.012 * span  # bars side by side
+                ax.errorbar(th + dodge, x, yerr=err, marker=markers[k % len(markers)], ms=3, capsize=1.5, lw=0.9,
+                            color=colours(i % 10), label=f"{name} · {det}")
+            if measure is not None:
+                mean = pd.to_numeric(q[measure[0]], errors="coerce").groupby(q["attack"]).mean()
+                blind = [label in unseen for label in labels]
+                ax2.plot(th, mean.reindex(labels).to_numpy(float), marker=markers[i % len(markers)], ms=3,
+                         ls="--", lw=0.9, color=colours(i % 10), mfc="none" if all(blind) else colours(i % 10),
+                         label=f"{name}: meaning not measured" if all(blind) else f"{name}: meaning")
+        ax.set_ylabel("AUROC (0–1, 95% interval)")
+        handles, labels = ax.get_legend_handles_labels()
+        more, names_ = ax2.get_legend_handles_labels()
+        fig.legend(handles + more, labels + names_, loc="outside lower center", ncol=1 if entries > 6 else 2,
+                   title="solid: AUROC of attack · detector\ndashed: meaning preserved (hollow: meter blind)",
+                   frameon=False)
+        ax2.set_xlabel("θ (attack rate: share of eligible sites edited)")
+        ax2.set_ylabel(f"meaning preserved\n({measure[0] if measure else 'not measured'}, 0–1)")
+        if measure is None:
+            ax2.text(0.5, 0.5, "no meaning meter in this run", transform=ax2.transAxes, ha="center", va="center")
+        ax.set_title("θ sweep: detection against meaning preserved")
+    return fig
+
+
+def cost_vs_length_figure(tables):
+    t = cost_by_length(tables["cost"])
+    unit = "GPT-2 tokens" if t.attrs.get("length") == "tokens_in" else "words"
+    with style() as plt:
+        fig, ax = plt.subplots(figsize=(COLUMN_WIDTH_IN, 3.2), layout="constrained")
+        markers = "os^Dv<>pP*X"
+        for k, (attack, g) in enumerate(t.groupby("attack")):
+            ax.plot(g["bucket"].astype(str), g["wall_ms_per_doc"], marker=markers[k % len(markers)], ms=3,
+                    color=plt.get_cmap("tab20")(k % 20), label=attack)
+        ax.set_xlabel(f"input length ({unit}, bucket)")
+        ax.set_ylabel("wall time per document (ms, log scale)")
+        ax.set_yscale("log")
+        ax.tick_params(axis="x", rotation=45)
+        fig.legend(loc="outside lower center", ncol=2, frameon=False, title="attack")
+        ax.set_title("Attack cost against input length")
+    return fig
+
+
+def _draw(fig, out_dir, name, formats) -> list[Path]:
+    return [] if fig is None else save(fig, out_dir, name, formats)
+
+
+def plot_scatter(tables, out_dir, metric: str = "auroc", fpr: float = 0.05, formats=FORMATS) -> list[Path]:
+    return _draw(scatter_figure(tables, metric, fpr), Path(out_dir), "scatter" if metric == "auroc"
+                 else "scatter_tpr", formats)
+
+
+def plot_triangle(tables, out_dir, formats=FORMATS) -> list[Path]:
+    return _draw(triangle_figure(tables), Path(out_dir), "triangle", formats)
+
+
+def plot_heatmap(tables, out_dir, metric: str = "auroc", formats=FORMATS, fpr: float = 0.05) -> list[Path]:
+    return _draw(heatmap_figure(tables, metric, fpr), Path(out_dir), f"heatmap_{metric}", formats)
+
+
+def plot_intervals(tables, out_dir, metric: str = "auroc", fpr: float = 0.05, formats=FORMATS) -> list[Path]:
+    return _draw(intervals_figure(tables, metric, fpr), Path(out_dir), f"intervals_{metric}", formats)
+
+
+def plot_theta_sweep(tables, out_dir, formats=FORMATS) -> list[Path]:
+    return _draw(theta_sweep_figure(tables), Path(out_dir), "theta_sweep", formats)
 
 
 def plot_cost_vs_length(tables, out_dir, formats=FORMATS) -> list[Path]:
-    plt = _plt()
-    t = cost_by_length(tables["cost"])
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for attack, g in t.groupby("attack"):
-        ax.plot(g["bucket"].astype(str), g["wall_ms_per_doc"], marker="o", label=attack)
-    ax.set_xlabel(f"input length ({'GPT-2 tokens' if t.attrs.get('length') == 'tokens_in' else 'words'}, bucket)")
-    ax.set_ylabel("wall time per document (ms)")
-    ax.set_yscale("log")
-    ax.legend(fontsize=7, ncol=2)
-    ax.set_title("Attack cost against input length", fontsize=10)
-    paths = _save(fig, Path(out_dir), "cost_vs_length", formats)
-    plt.close(fig)
-    return paths
+    return _draw(cost_vs_length_figure(tables), Path(out_dir), "cost_vs_length", formats)
+
+
+def figure_captions(tables: dict[str, pd.DataFrame], fpr: float = 0.05) -> dict[str, str]:
+    """One caption line per figure :func:`plot_all` draws (file stem -> caption); a figure it skips gets
+    the reason instead."""
+    q = tables.get("quality")
+    measure = meaning_measure(q)
+    meaning = measure[0] if measure else "1 - char_edit_rate (no meaning meter in the run)"
+    note = underpowered_note(tables, fpr)
+    tpr = f" {note[0].upper() + note[1:]}; those cells read n/a.".replace(" < ", ", fewer than the ") if note else ""
+    _, _, swept = _swept(tables)
+    out = {"scatter": scatter_caption(scatter_points(tables)),
+           "triangle": ("Radar per attack: ΔAUROC (mean over detectors), meaning preserved "
+                        f"({meaning}) and wall time per document, each axis labelled with the raw figure; radii "
+                        "min-max normalised over the run's attacks (outward = better for the attacker), so "
+                        "compare shapes within one run only; the scatter gives the same figures on real axes."),
+           "heatmap_auroc": "AUROC (0–1) per attack (rows) and detector (columns), 95% bootstrap interval "
+                            "under each value.",
+           "heatmap_tpr": f"TPR at FPR {fpr:g} (0–1) per attack and detector, thresholds calibrated on clean "
+                          f"human texts, 95% bootstrap interval under each value.{tpr}",
+           "intervals_auroc": "AUROC per attack and detector with its 95% bootstrap interval (left) and its "
+                              "change versus clean with the paired interval (right); overlapping bars: the data "
+                              "cannot tell them apart.",
+           "intervals_tpr": f"TPR at FPR {fpr:g} per attack and detector (left) and its change versus clean "
+                            f"(right), 95% bootstrap intervals.{tpr}",
+           "theta_sweep": (f"AUROC per detector (top, 95% bootstrap interval) and meaning preserved ({meaning}, "
+                           f"bottom) against θ for {', '.join(swept)}; colour: attack, marker: detector."
+                           if swept else "Not drawn: the run sweeps no attack over several θ (give --rates)."),
+           "cost_vs_length": "Mean wall time per attacked document (ms, log scale) per input-length bucket, one "
+                             "line per attack."}
+    return out
 
 
 def plot_all(tables: dict[str, pd.DataFrame], out_dir, formats=FORMATS) -> list[Path]:
+    """Every figure of the run in ``out_dir`` (each format of ``formats``) and ``captions.md``, one caption
+    line per figure (:func:`figure_captions`)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = []
+    paths += plot_scatter(tables, out, formats=formats)
     paths += plot_triangle(tables, out, formats)
     paths += plot_heatmap(tables, out, "auroc", formats)
     paths += plot_heatmap(tables, out, "tpr", formats)
@@ -242,4 +378,5 @@ def plot_all(tables: dict[str, pd.DataFrame], out_dir, formats=FORMATS) -> list[
     paths += plot_intervals(tables, out, "tpr", formats=formats)
     paths += plot_theta_sweep(tables, out, formats)
     paths += plot_cost_vs_length(tables, out, formats)
+    paths.append(write_text(out / "captions.md", figures_markdown(figure_captions(tables), folder=None)))
     return paths

@@ -383,9 +383,19 @@ def _md_safe(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def render_markdown(report: dict[str, pd.DataFrame], digits: int = 3) -> str:
-    """One Markdown document: the intervals' definition once, then each table with its note. Labels and
-    text cells are escaped (no raw HTML, no table-breaking pipe; invisible and bidi characters marked)."""
+def figures_markdown(figures: dict[str, str], folder: str | None = "../plots") -> str:
+    """The ``## figures`` section: one caption line per figure (file stem -> caption, as
+    :func:`.plots.figure_captions` gives them), each figure in ``folder`` (None: this one) as PNG, SVG and PDF."""
+    where = "this folder" if folder is None else f"`{md_text(folder)}/`"
+    lines = ["## figures\n", f"Each figure is in {where} as PNG, SVG and PDF.\n"]
+    lines += [f"- `{md_text(name)}`: {md_text(caption)}" for name, caption in figures.items()]
+    return "\n".join(lines) + "\n"
+
+
+def render_markdown(report: dict[str, pd.DataFrame], digits: int = 3, figures: dict[str, str] | None = None) -> str:
+    """One Markdown document: the intervals' definition once, then each table with its note, then (with
+    ``figures``) one caption line per figure. Labels and text cells are escaped (no raw HTML, no
+    table-breaking pipe; invisible and bidi characters marked)."""
     abouts = list(dict.fromkeys(t.attrs["about"] for t in report.values() if t.attrs.get("about")))
     parts = [*(f"{a}\n" for a in abouts)]
     for name, table in report.items():
@@ -395,11 +405,15 @@ def render_markdown(report: dict[str, pd.DataFrame], digits: int = 3) -> str:
         flat = table.reset_index() if any(n is not None for n in table.index.names) else table
         parts.append(_md_safe(flat).to_markdown(index=flat is table, floatfmt=f".{digits}f"))
         parts.append("")
+    if figures:
+        parts.append(figures_markdown(figures))
     return "\n".join(parts)
 
 
-def export_report(report: dict[str, pd.DataFrame], out_dir: str | Path, formats=("md", "csv", "json")) -> list[Path]:
-    """Write the report as Markdown (one file), CSV and JSON (one file per table)."""
+def export_report(report: dict[str, pd.DataFrame], out_dir: str | Path, formats=("md", "csv", "json"),
+                  figures: dict[str, str] | None = None) -> list[Path]:
+    """Write the report as Markdown (one file; with ``figures``, a caption line per figure), CSV and JSON
+    (one file per table)."""
     allowed = {"md", "csv", "json"}
     bad = sorted(set(formats) - allowed)
     if bad:
@@ -408,7 +422,7 @@ def export_report(report: dict[str, pd.DataFrame], out_dir: str | Path, formats=
     out.mkdir(parents=True, exist_ok=True)
     written = []
     if "md" in formats:
-        written.append(write_text(out / "report.md", render_markdown(report)))
+        written.append(write_text(out / "report.md", render_markdown(report, figures=figures)))
     for name, table in report.items():
         if "csv" in formats:
             written.append(atomic_write(out / f"{name}.csv", table.to_csv))

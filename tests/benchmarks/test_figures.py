@@ -1,0 +1,157 @@
+"""Figures for a paper (issue #24 §2): every figure in PNG, SVG and PDF, labelled axes with units, fonts of at
+least 7 pt at a paper's width, a caption each, the scatter's Pareto front and its blind-meter markers."""
+
+from __future__ import annotations
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.colors import to_hex
+from matplotlib.text import Text
+
+from humanize.benchmarks.evaluation import evaluate
+from humanize.benchmarks.reporting import plots
+from humanize.benchmarks.reporting._figstyle import MIN_FONT_PT, PAGE_WIDTH_IN
+from humanize.benchmarks.reporting._meaning import meaning_by_attack
+from humanize.benchmarks.reporting.report import build_report, export_report
+from humanize.benchmarks.reporting.scatter import pareto_front, scatter_points
+
+matplotlib.use("Agg")
+
+#: attack -> how much it lowers a machine score, its mean cosine (None: case flips, cosine 1 on changed text),
+#: seconds per document
+ATTACKS = {"upper_lower": (0.2, None, 1e-4), "homoglyph": (0.8, 0.7, 1e-3), "x@0.1": (0.1, 0.97, 1e-2),
+           "x@0.5": (0.6, 0.8, 1e-1)}
+
+
+@pytest.fixture(scope="module")
+def tables():
+    """Two detectors, two domains of 8 human texts each (too few for FPR 0.05: TPR there is underpowered),
+    a θ sweep of x, a quality table whose cosine cannot see upper_lower, and costs over three decades."""
+    rng = np.random.default_rng(0)
+    rows, quality, cost = [], [], []
+    for det, shift in (("d", 1.5), ("e", 1.0)):
+        for dom in "AB":
+            rows += [dict(id=f"h{dom}{i}", label="human", domain=dom, attack="none", detector=det,
+                          score=rng.normal()) for i in range(8)]
+            for i in range(6):
+                clean = rng.normal(shift, 1.0)
+                rows.append(dict(id=f"m{dom}{i}", label="machine", domain=dom, attack="none", detector=det,
+                                 score=clean))
+                rows += [dict(id=f"m{dom}{i}", label="machine", domain=dom, attack=a, detector=det,
+                              score=clean - drop + 0.2 * rng.normal()) for a, (drop, _, _) in ATTACKS.items()]
+    for a, (_, cos, sec) in ATTACKS.items():
+        for i in range(12):
+            quality.append(dict(attack=a, cosine=1.0 if cos is None else cos + 0.02 * rng.normal(),
+                                char_edit_rate=0.1))
+            cost.append(dict(attack=a, wall_s=sec, rate=float(a.split("@")[1]) if "@" in a else 0.2,
+                             words_in=100 + 40 * i))
+    metrics = evaluate(pd.DataFrame(rows), fprs=(0.05,), nan_policy="omit", n_boot=100, seed=0)
+    return {"metrics": metrics, "scores": pd.DataFrame(rows), "quality": pd.DataFrame(quality),
+            "cost": pd.DataFrame(cost)}
+
+
+def _texts(fig) -> list[Text]:
+    return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+
+
+def _few(tables, detector="d", attacks=("none", "upper_lower", "x@0.1", "x@0.5")) -> dict:
+    """The tables cut to one detector and three attacks: the smallest run that draws every figure."""
+    out = {}
+    for name, t in tables.items():
+        keep = t["attack"].isin(attacks) & (t["detector"] == detector if "detector" in t else True)
+        out[name] = t[keep].reset_index(drop=True)
+    return out
+
+
+def test_every_figure_is_written_as_png_svg_and_pdf_with_a_caption_each(tables, tmp_path):
+    tables = _few(tables)
+    paths = plots.plot_all(tables, tmp_path)
+    stems = ["scatter", "triangle", "heatmap_auroc", "heatmap_tpr", "intervals_auroc", "intervals_tpr",
+             "theta_sweep", "cost_vs_length"]
+    assert [p.name for p in paths] == [f"{s}.{f}" for s in stems for f in ("png", "svg", "pdf")] + ["captions.md"]
+    magic = {"png": b"\x89PNG", "svg": b"<?xml", "pdf": b"%PDF"}
+    for p in paths[:-1]:
+        assert p.read_bytes().startswith(magic[p.suffix[1:]]), p.name
+    captions = plots.figure_captions(tables)
+    assert list(captions) == stems
+    listing = (tmp_path / "captions.md").read_text()
+    assert all(f"- `{s}`: " in listing for s in stems)
+    # the TPR figures at an FPR the sample cannot resolve say so, in the caption and on the panel
+    assert "Underpowered: n_human = 8 in a domain, fewer than the 20 needed for FPR 0.05" in captions["heatmap_tpr"]
+    assert "underpowered" in (tmp_path / "intervals_tpr.svg").read_text()
+    # the report carries one caption line per figure
+    export_report(build_report({"metrics": tables["metrics"]}), tmp_path / "report", figures=captions)
+    md = (tmp_path / "report" / "report.md").read_text()
+    assert md.count("\n- `") == len(stems) and "## figures" in md and "Hollow markers (upper_lower)" in md
+    with pytest.raises(ValueError, match="unknown plot format 'gif'"):
+        plots.plot_theta_sweep(tables, tmp_path, formats=("gif",))
+
+
+def test_the_scatter_has_real_axes_a_log_colour_bar_and_the_pareto_front(tables):
+    points = scatter_points(tables)
+    x = points[points["detector"] == "e"].set_index("attack")
+    assert x.loc["homoglyph", "change"] == pytest.approx(
+        tables["metrics"].query("detector == 'e' and attack == 'homoglyph' and metric == 'auroc'")["change"].iloc[0])
+    assert x.loc["homoglyph", "meaning_lo"] < x.loc["homoglyph", "meaning"] < x.loc["homoglyph", "meaning_hi"]
+    assert not x.loc["upper_lower", "measured"] and not x.loc["upper_lower", "pareto"]  # blind meter: off the front
+    assert x.loc["x@0.1", "seconds_per_doc"] == pytest.approx(1e-2)
+    fig = plots.scatter_figure(tables, points=points)
+    try:
+        assert fig.get_supxlabel().startswith("meaning preserved (cosine")
+        assert fig.get_supylabel() == "change in AUROC (attacked − clean)"
+        panels = [ax for ax in fig.axes if ax.get_title()]
+        assert [ax.get_title().split(" (")[0] for ax in panels] == ["d", "e"]
+        (bar,) = [ax for ax in fig.axes if ax.get_ylabel().startswith("wall time")]
+        assert bar.get_ylabel() == "wall time per document (s, log scale)" and bar.get_yscale() == "log"
+        fronts = [line for ax in panels for line in ax.get_lines() if line.get_label() == "Pareto front"]
+        assert len(fronts) == 2 and fronts[0].get_color() == "tab:red"
+        legend = [t.get_text() for t in fig.legends[0].get_texts()]
+        assert legend == ["Pareto front (attacker)", "attack", "meaning not measured (meter blind to the change)"]
+        assert fig.get_size_inches()[0] <= PAGE_WIDTH_IN
+        assert min(t.get_fontsize() for t in _texts(fig)) >= MIN_FONT_PT
+    finally:
+        matplotlib.pyplot.close(fig)
+    assert "Hollow markers (upper_lower)" in plots.figure_captions(tables)["scatter"]
+    assert pareto_front([0.9, 0.8, 0.95, np.nan], [-0.1, -0.2, 0.0, -1.0]).tolist() == [True, True, True, False]
+    assert pareto_front([0.9, 0.9], [-0.1, 0.0]).tolist() == [True, False]
+
+
+def test_the_other_figures_carry_units_distinct_lines_and_readable_fonts(tables):
+    figs = {"theta": plots.theta_sweep_figure(tables), "triangle": plots.triangle_figure(tables),
+            "heatmap": plots.heatmap_figure(tables, "tpr"), "intervals": plots.intervals_figure(tables, "tpr"),
+            "cost": plots.cost_vs_length_figure(tables)}
+    try:
+        top, bottom = figs["theta"].axes
+        assert top.get_ylabel() == "AUROC (0–1, 95% interval)"
+        assert bottom.get_xlabel().startswith("θ (attack rate") and bottom.get_ylabel().startswith(
+            "meaning preserved\n(cosine")
+        sweeps = [c for c in top.containers if c.get_label().startswith("x · ")]
+        assert len(sweeps) == 2 and {c.lines[0].get_marker() for c in sweeps} == {"o", "s"}  # a marker per detector
+        assert len({to_hex(line.get_color()) for line in bottom.get_lines()}) == len(bottom.get_lines())
+        assert [t.get_text() for t in figs["theta"].legends[0].get_texts()] == ["x · d", "x · e", "x: meaning"]
+        assert "wall time" in " ".join(t.get_text() for t in _texts(figs["triangle"]))
+        assert "ms/doc" in " ".join(t.get_text() for t in _texts(figs["triangle"]))  # raw values on the radar
+        heat = figs["heatmap"].axes
+        assert heat[0].get_xlabel() == "detector" and heat[1].get_ylabel() == "TPR at FPR 0.05 (0–1)"
+        boxed = [t.get_text() for t in _texts(figs["heatmap"]) if t.get_text().startswith("underpowered")]
+        assert boxed == ["underpowered:\nn_human = 8 in a domain\n< 20 needed for FPR 0.05"]
+        assert figs["intervals"].axes[0].get_xlabel() == "TPR at FPR 0.05 (0–1; 95% bootstrap interval)"
+        assert figs["cost"].axes[0].get_ylabel() == "wall time per document (ms, log scale)"
+        for name, fig in figs.items():
+            assert fig.get_size_inches()[0] <= PAGE_WIDTH_IN, name
+            assert min(t.get_fontsize() for t in _texts(fig)) >= MIN_FONT_PT, name
+    finally:
+        for fig in figs.values():
+            matplotlib.pyplot.close(fig)
+    assert plots.theta_sweep_figure({**tables, "cost": tables["cost"][tables["cost"]["attack"] != "x@0.5"]}) is None
+
+
+def test_a_meter_that_reads_no_loss_on_changed_text_is_not_measuring():
+    q = pd.DataFrame({"attack": ["a", "a", "b", "b", "c"], "cosine": [1.0, 1.0, 1.0, 0.9, 1.0],
+                      "char_edit_rate": [0.1, 0.2, 0.1, 0.1, 0.0]})
+    m = meaning_by_attack(q, n_boot=50)
+    assert m["measured"].to_dict() == {"a": False, "b": True, "c": True}  # c changed nothing: nothing to miss
+    assert m.loc["b", "meaning"] == pytest.approx(0.95) and m.loc["b", "lo"] <= 0.95 <= m.loc["b", "hi"]
+    assert meaning_by_attack(q, n_boot=50).equals(m)  # the interval's draws are seeded
