@@ -537,9 +537,13 @@ DEMO_DETECTORS = ["log_likelihood", "log_rank", "entropy", "gltr", "lrr", "fast_
 #: content words, ranked by Gemma 3 270M) and a rewriting one (the first sentence of each document paraphrased by
 #: Qwen2.5-Coder-0.5B-Instruct). Neither model is one the detectors or the perplexity meter score with
 #: (SmolLM2-135M), so no detector sees an attack's own model (issue #19 §4).
+DEMO_REWRITER = "qwen2.5-coder-0.5b-instruct"  # humanize.models.DEFAULT_CHAT_LM, named here for the config key
 DEMO_MODEL_ATTACKS = (
     ("synonym", {"rate": 0.1}, "synonym@0.1"),
-    ("paraphrase", {"chunk_sentences": 1, "max_chunks": 1}, "paraphrase_1st_sentence"),
+    # at most 80 new tokens: a demo sentence is under 60; a rambling answer is cut (counted in truncated_chunks)
+    ("paraphrase", {"chunk_sentences": 1, "max_chunks": 1,
+                    "paraphraser": {"backend": "local", "model": DEMO_REWRITER, "max_new_tokens": 80}},
+     "paraphrase_1st_sentence"),
 )
 
 
