@@ -13,8 +13,12 @@ Prints wall time, peak RSS, the LM statistics cache counters of each run (texts 
 scoring model, texts whose perplexity came from the cache), the machine's load average next to
 each figure (other processes share the cores), and checks that the cold runs give the same
 tables (scores and metrics identical; perplexity to float rounding). Floors: second run >= 20x
-faster than cold (issue #4); peak memory <= 4 GiB; cold demo with the shared pass under 4.5
-minutes on 2 cores (issue #13).
+faster than cold (issue #4); peak memory <= 4 GiB; the cold demo (since issue #24 the rule-based
+attacks plus a word-level and a rewriting attack on a small budget, thresholds pooled over domains)
+under 6 minutes on 2 cores after the install (issue #24; 4.5 minutes for the rule-based demo of
+issue #13). Each run's process CPU seconds (user + system) are printed too: on a machine shared with
+other work the wall time overstates the demo's, and CPU seconds / 2 cores is about the wall time the
+demo takes on an idle 2-core machine when its work keeps both cores busy (less when it does not).
 
     python benchmarks/bench_runner.py [--n 40] [--out /tmp/bench-demo] [--skip-before]
 """
@@ -40,7 +44,7 @@ CHILD = ("import json, sys\n"
          "from humanize.detectors import lm_stats\n"
          "print('LMSTATS ' + json.dumps(lm_stats.cache_info()))\n"
          "sys.exit(rc)\n")
-TIMING_COLUMNS = ("wall_s", "cpu_s", "peak_rss_mb", "peak_gpu_mb", "cost_source", "machine")
+TIMING_COLUMNS = ("wall_s", "cpu_s", "warmup_s", "peak_rss_mb", "peak_gpu_mb", "cost_source", "machine")
 
 
 def _run_demo(n: int, out: Path, shared: bool) -> dict:
@@ -58,7 +62,8 @@ def _run_demo(n: int, out: Path, shared: bool) -> dict:
     if proc.returncode != 0:
         sys.exit(f"demo failed ({proc.returncode}):\n{text[-4000:]}")
     stats = next((json.loads(line[8:]) for line in text.splitlines() if line.startswith("LMSTATS ")), {})
-    return {"wall": wall, "rss_mib": usage.ru_maxrss / 1024, "stats": stats, "load_before": load,
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss_mib": usage.ru_maxrss / 1024,
+            "stats": stats, "load_before": load,
             "load_after": os.getloadavg()[0], "db": out / "demo.sqlite"}
 
 
@@ -114,10 +119,10 @@ def main() -> None:
     runs["second run (all cached)"] = warm = _run_demo(args.n, root / "after", shared=True)
 
     print(f"humanize-bench demo --n {args.n}   ({os.cpu_count()} CPUs; load = 1-min load average before/after)")
-    print(f"{'run':<28}{'wall s':>9}{'peak RSS MiB':>14}{'LM texts':>10}{'ppl shared':>12}{'load':>13}")
+    print(f"{'run':<28}{'wall s':>9}{'CPU s':>9}{'peak RSS MiB':>14}{'LM texts':>10}{'ppl shared':>12}{'load':>13}")
     for name, r in runs.items():
         s = r["stats"]
-        print(f"{name:<28}{r['wall']:>9.1f}{r['rss_mib']:>14.0f}{s.get('forward_texts', 0):>10}"
+        print(f"{name:<28}{r['wall']:>9.1f}{r['cpu']:>9.1f}{r['rss_mib']:>14.0f}{s.get('forward_texts', 0):>10}"
               f"{s.get('shared_hits', 0):>12}{r['load_before']:>7.1f}/{r['load_after']:<5.1f}")
     cold = after["wall"]
     if not args.skip_before:
@@ -134,8 +139,12 @@ def main() -> None:
     peak = max(r["rss_mib"] for r in runs.values())
     print(f"speed-up of the second run: {ratio:.1f}x  [{'PASS' if ratio >= 20 else 'FAIL'} floor 20x]")
     print(f"peak memory: {peak / 1024:.2f} GiB  [{'PASS' if peak <= 4096 else 'FAIL'} floor 4 GiB]")
-    print(f"cold demo (shared pass): {cold / 60:.2f} min  [{'PASS' if cold <= 270 else 'FAIL'} goal 4.5 min on "
-          f"2 cores; load average {after['load_before']:.1f} when it started]")
+    print(f"cold demo (shared pass): {cold / 60:.2f} min  [{'PASS' if cold <= 360 else 'FAIL'} goal 6 min on "
+          f"2 cores (issue #24); load average {after['load_before']:.1f} when it started, "
+          f"{after['load_after']:.1f} when it ended]")
+    print(f"cold demo CPU time: {after['cpu'] / 60:.2f} min of CPU; on an idle machine with {os.cpu_count()} cores "
+          f"about {after['cpu'] / 60 / max(os.cpu_count() or 1, 1):.2f}-{after['cpu'] / 60:.2f} min of wall time "
+          f"(both cores busy throughout - one core)")
 
 
 if __name__ == "__main__":

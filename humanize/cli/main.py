@@ -42,6 +42,8 @@ def _print_tables(report: dict[str, pd.DataFrame]) -> None:
         for name, table in report.items():
             print(f"\n== {name}")
             print(table.to_string())
+            for line in table.attrs.get("lines", ()):  # the summary's explanation and underpowered advice
+                print(f"  {line}")
 
 
 def _config_from_args(args):
@@ -140,9 +142,11 @@ def _load_tables(db: str, run_id: str | None):
     return _load_run(db, run_id)[1]
 
 
-def _load_run(db: str, run_id: str | None, *, out: str | None = None, force: bool = False):
+def _load_run(db: str, run_id: str | None, *, out: str | None = None, force: bool = False,
+              with_manifest: bool = False):
     """(run id, tables) of a stored run, read without writing; with ``out``, that folder is
-    checked first (:func:`humanize.cli._outputs.check_folder`: not another run's outputs)."""
+    checked first (:func:`humanize.cli._outputs.check_folder`: not another run's outputs);
+    ``with_manifest``: (run id, tables, manifest)."""
     from humanize.benchmarks.runner.manifest import run_manifest
     from humanize.benchmarks.runner.store import ResultsStore, StoreError
     from humanize.cli._outputs import check_folder
@@ -152,20 +156,21 @@ def _load_run(db: str, run_id: str | None, *, out: str | None = None, force: boo
     try:
         with ResultsStore(db, readonly=True) as store:
             tables = store.run_tables(run_id)
-            found, _ = run_manifest(store, run_id)
+            found, manifest = run_manifest(store, run_id)
     except (LookupError, StoreError) as err:
         raise SystemExit(f"humanize-bench: {_one_line(err)}") from None
     if out is not None:
         check_folder(out, found, force=force)
-    return found, tables
+    return (found, tables, manifest) if with_manifest else (found, tables)
 
 
 def _cmd_report(args) -> int:
     from humanize.benchmarks.reporting.report import build_report, export_report
     from humanize.cli._outputs import mark_folder
 
-    run_id, tables = _load_run(args.db, args.run, out=args.out, force=args.force)
-    report = build_report(tables, fpr=args.fpr)
+    run_id, tables, manifest = _load_run(args.db, args.run, out=args.out, force=args.force, with_manifest=True)
+    n = ((manifest or {}).get("dataset") or {}).get("n")  # the run's n: the summary's --n advice scales it
+    report = build_report(tables, fpr=args.fpr, n=n if isinstance(n, int) else None)
     _print_tables(report)
     if args.out:
         paths = export_report(report, args.out, formats=args.format)
@@ -194,20 +199,20 @@ def _cmd_demo(args) -> int:
 
     _quiet_model_loading()
     out = Path(args.out)
-    cfg = demo_config(n=args.n, seed=args.seed, db=str(out / "demo.sqlite"))
+    cfg = demo_config(n=args.n, seed=args.seed, db=str(out / "demo.sqlite"), model_attacks=not args.rule_based_only,
+                      per_domain=args.per_domain)
     cfg.executor, cfg.ray_address = args.executor or cfg.executor, args.ray_address
     if args.defense:
         from humanize.benchmarks.runner.config import DefenseSpec
 
         cfg.defenses = [DefenseSpec(n, p) for n, p in map(_parse_spec, args.defense)]
-    print(f"humanize-bench demo: {len(cfg.attacks)} rule-based attacks x {len(cfg.detectors)} offline detectors "
-          f"on {args.n} machine + {args.n} human texts of the embedded demo set (half fit the learned detectors)")
+    print(_demo_banner(cfg, args.n))
     try:
         result = run(cfg, progress=not args.quiet)
     except _expected_errors() as err:
         print(f"humanize-bench demo: {_one_line(err)}", file=sys.stderr)
         return 2
-    report = build_report(result.tables)
+    report = build_report(result.tables, n=args.n)
     _print_tables(report)
     plots = plot_all(result.tables, out / "plots")
     files = export_report(report, out / "report", figures=figure_captions(result.tables))
@@ -215,6 +220,20 @@ def _cmd_demo(args) -> int:
           f"plots: {len(plots)} files in {out / 'plots'}; results database: {result.store}")
     print(f"computed this time: {result.work}")
     return 0
+
+
+def _demo_banner(cfg, n: int) -> str:
+    """What the demo is about to run, in one line."""
+    from humanize.attacks import RULE_BASED
+
+    rule = sum(a.name in RULE_BASED for a in cfg.attacks)
+    models = [a.base_label() for a in cfg.attacks if a.name not in RULE_BASED]
+    what = f"{rule} rule-based" + (f" + {len(models)} model-based ({', '.join(models)})" if models else "")
+    scope = "per domain" if cfg.per_domain else "pooled over domains"
+    defended = ", ".join(d.name for d in cfg.defenses) or "none (--defense normalize adds one)"
+    return (f"humanize-bench demo: {what} attacks x {len(cfg.detectors)} offline detectors on {n} machine + {n} "
+            f"human texts of the embedded demo set (half fit the learned detectors; thresholds {scope}; "
+            f"defense: {defended})")
 
 
 def _cmd_tour(args) -> int:
@@ -358,10 +377,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"humanize-bench {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("demo", help="rule-based attacks vs offline detectors on the embedded demo set, with report "
-                                    "and plots (offline, CPU)")
+    p = sub.add_parser("demo", help="rule-based and two small-budget model-based attacks vs offline detectors on "
+                                    "the embedded demo set, with a summary, report and plots (offline, CPU)")
     p.add_argument("--n", type=_int_at_least(2), default=40,
-                   help="machine texts (and as many human texts); default 40")
+                   help="machine texts (and as many human texts); default 40 (half test: 20 human test texts "
+                        "resolve TPR at 5%% FPR pooled over domains; 1%% needs --n 200)")
+    p.add_argument("--per-domain", action="store_true",
+                   help="calibrate thresholds per domain (RAID's protocol) instead of pooled over the two "
+                        "domains; 5%% FPR then needs about --n 100")
+    p.add_argument("--rule-based-only", action="store_true",
+                   help="only the rule-based attacks (no model-based attack: faster, no attack model to load)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
     p.add_argument("--quiet", action="store_true", help="no progress bars")

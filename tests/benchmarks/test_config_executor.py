@@ -24,7 +24,13 @@ def _small(**kw):
 def test_run_ids_of_configs_without_the_new_keys_are_unchanged():
     # ids computed by the runner before executors and defenses existed: existing stores resume
     assert _run_id(_small()) == "b1220cafa9ef8601"
-    assert _run_id(demo_config()) == "0c9fa7b0fb21e97f"
+    # the rule-based demo of before issue #24 (its stores resume); the demo now adds model-based attacks
+    # and pools its thresholds over domains, a run of its own
+    from humanize.attacks import RULE_BASED
+
+    before = demo_config(model_attacks=False, per_domain=True)
+    assert [a.name for a in before.attacks] == list(RULE_BASED) and _run_id(before) == "0c9fa7b0fb21e97f"
+    assert _run_id(demo_config()) != _run_id(before)
 
 
 def test_where_the_work_runs_never_enters_the_run_id_but_defenses_do():

@@ -221,7 +221,7 @@ def test_bad_job_kind_and_resources_are_named(cluster):
 
 # -- the runner on Ray ---------------------------------------------------------------------------
 #: Cost columns that measure the machine, not the result: they differ between any two runs.
-MEASURED = ["wall_s", "cpu_s", "peak_rss_mb", "peak_gpu_mb", "machine", "cost_source"]
+MEASURED = ["wall_s", "cpu_s", "warmup_s", "peak_rss_mb", "peak_gpu_mb", "machine", "cost_source"]
 
 
 def _config(db):

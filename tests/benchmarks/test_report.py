@@ -32,7 +32,7 @@ def metrics():
 
 def test_report_tables_carry_intervals_sample_sizes_and_flags(metrics):
     report = build_report({"metrics": metrics})
-    assert list(report)[:5] == ["accuracy_at_fpr_0.1", "accuracy_at_fpr_0.05", "auroc",
+    assert list(report)[:6] == ["summary", "accuracy_at_fpr_0.1", "accuracy_at_fpr_0.05", "auroc",
                                 "attack_success_rate_at_fpr_0.1", "attack_success_rate_at_fpr_0.05"]
     acc = report["accuracy_at_fpr_0.05"]
     for col in ("tpr", "tpr_lo", "tpr_hi", "delta_tpr", "delta_tpr_lo", "delta_tpr_hi", "achieved_fpr",
@@ -55,7 +55,7 @@ def test_report_tables_carry_intervals_sample_sizes_and_flags(metrics):
     assert {"asr", "asr_lo", "asr_hi", "n_pairs", "achieved_fpr", "n_human", "n_dropped_nan"} <= set(asr.columns)
     assert report["accuracy_at_fpr_0.05"].attrs["about"].count("B = 200") == 1
     # one FPR on request (the CLI's --fpr)
-    assert set(build_report({"metrics": metrics}, fpr=0.1)) == {"accuracy_at_fpr_0.1", "auroc",
+    assert set(build_report({"metrics": metrics}, fpr=0.1)) == {"summary", "accuracy_at_fpr_0.1", "auroc",
                                                                 "attack_success_rate_at_fpr_0.1"}
 
 
@@ -64,7 +64,8 @@ def test_every_export_format_carries_the_same_columns(metrics, tmp_path):
     export_report(report, tmp_path)
     md = (tmp_path / "report.md").read_text()
     needed = ("n_human", "achieved_fpr", "underpowered", "tpr_lo", "tpr_hi", "delta_tpr_lo", "n_dropped_nan")
-    header = next(line for line in md.splitlines() if line.startswith("| detector"))
+    wide = md[md.index("## accuracy_at_fpr"):]  # the summary comes first, with columns of its own
+    header = next(line for line in wide.splitlines() if line.startswith("| detector"))
     assert all(f" {c} " in header for c in needed)
     assert "95% percentile bootstrap interval" in md and "| d          | x        |" in md
     csv = pd.read_csv(tmp_path / "accuracy_at_fpr_0.05.csv")

@@ -17,7 +17,7 @@ from humanize.benchmarks.runner import run, sample_rows
 from humanize.benchmarks.runner.stages import missing_batches, run_stage
 
 #: Columns measured afresh on every run (time, memory) or saying so: not part of the results.
-MEASURED = ["wall_s", "cpu_s", "peak_rss_mb", "peak_gpu_mb", "cost_source", "machine"]
+MEASURED = ["wall_s", "cpu_s", "warmup_s", "peak_rss_mb", "peak_gpu_mb", "cost_source", "machine"]
 
 
 def _config(db, **kw):

@@ -80,6 +80,8 @@ class Paraphrase(RewriteAttack):
     ``instruction``). ``on_bad_answer`` (``"keep"`` or ``"retry"``) and ``max_retries``: what a chat
     answer that is no rewrite does (module docstring). ``info``: ``chunks``, ``kept_chunks``,
     ``truncated_chunks``, ``bad_answers``, ``retries`` and the usage.
+    ``max_chunks``: a budget for chat back ends, the document's first ``max_chunks`` chunks rewritten and
+    the rest kept as it is (None: every chunk; the demo rewrites one sentence per document).
     The default is :data:`~humanize.models.DEFAULT_CHAT_LM` (Qwen2.5-Coder-0.5B-Instruct), not
     SmolLM2-135M, the default detectors' and perplexity's scoring model (issue #19 §4);
     ``paraphraser="smollm2-135m-instruct"`` is the default before it.
@@ -94,10 +96,12 @@ class Paraphrase(RewriteAttack):
         "chunk_sentences": [Interval(Integral, 1, None)],
         "instruction": [NONBLANK_STR],
         **ANSWER_CONSTRAINTS,
+        "max_chunks": [Interval(Integral, 1, None), None],
     }
 
     def __init__(self, paraphraser: Any = DEFAULT_CHAT_LM, seed: int = 0, chunk_sentences: int = 3,
-                 instruction: str = DEFAULT_INSTRUCTION, on_bad_answer: str = "keep", max_retries: int = 2):
+                 instruction: str = DEFAULT_INSTRUCTION, on_bad_answer: str = "keep", max_retries: int = 2,
+                 max_chunks: Any = None):
         self._init_params(locals())
 
     def generator(self) -> Generator:
@@ -132,7 +136,7 @@ class Paraphrase(RewriteAttack):
         from humanize.generation.dipper import sentence_groups
 
         fits = (lambda s: len(s) <= MAX_CHUNK_CHARS)
-        plans = [sentence_groups(t, self.chunk_sentences, fits) for t in texts]
+        plans = [sentence_groups(t, self.chunk_sentences, fits)[:self.max_chunks] for t in texts]
         asks = [Ask(t[a:b], chunk_prompt(gen, self.instruction, t[a:b], DEFAULT_INSTRUCTION),
                     (lambda attempt, t=t, k=k: self.request_seed(t, (step << 32) | k, attempt)))
                 for t, plan in zip(texts, plans) for k, (a, b) in enumerate(plan)]

@@ -3,12 +3,15 @@ figure with its 95% bootstrap interval, its change versus clean (paired interval
 the sample sizes, rows dropped for NaN scores and, at a threshold, the achieved FPR
 and the reached / underpowered flags (the same columns in Markdown, CSV and JSON):
 
+* the one-screen summary first (:mod:`.summary`): per detector, clean AUROC and TPR, the attack that
+  fooled it most, that attack's meaning and compute cost, and what the sample cannot resolve;
 * accuracy at each FPR per detector x attack (RAID Table 16: TPR on machine text at
   the per-domain threshold calibrated on clean human text);
 * AUROC per attack x detector (TH-Bench Table 1);
 * attack success rate per attack x detector at each FPR;
 * quality per attack (TH-Bench Table 2);
-* cost per attack, and per input-length bucket (TH-Bench Figures 14-15), with the documents
+* cost per attack (wall time without the one-off warm-up, which is its own column ``warmup_s``), and
+  per input-length bucket (TH-Bench Figures 14-15), with the documents
   each attack left unchanged (column ``unchanged``; table ``unchanged``: how many, by reason);
 * warnings: attack models that a detector or the perplexity meter also scores with
   (:mod:`.model_sharing`), when the run has any;
@@ -258,6 +261,8 @@ def cost_table(cost: pd.DataFrame) -> pd.DataFrame:
         "peak_gpu_mb": g["peak_gpu_mb"].max(),
         "edits_per_doc": g["n_edits"].mean(),
     })
+    if "warmup_s" in cost.columns:  # one-off warm-up seconds, measured outside wall_s (runner.jobs.warm_up)
+        table["warmup_s"] = g["warmup_s"].apply(lambda v: pd.to_numeric(v, errors="coerce").sum(min_count=1))
     if "unchanged" in cost.columns:  # documents the attack gave back as they were (the reasons: unchanged_table)
         table["unchanged"] = g["unchanged"].apply(lambda v: int(v.notna().sum()))
     for col, name in (("queries", "queries_per_doc"), ("detector_queries", "detector_queries_per_doc"),
@@ -313,9 +318,21 @@ def _about(metrics: pd.DataFrame) -> str:
             "source document; `n_dropped_nan`: rows dropped for NaN scores.")
 
 
-def build_report(tables: dict[str, pd.DataFrame], fpr=None) -> dict[str, pd.DataFrame]:
-    """Every report table that the stored run tables allow; ``fpr``: a target FPR, a list of them,
-    or None for every FPR of the run (one TPR and one ASR table each)."""
+def build_report(tables: dict[str, pd.DataFrame], fpr=None, *, n: int | None = None) -> dict[str, pd.DataFrame]:
+    """Every report table that the stored run tables allow, the one-screen ``summary`` first
+    (:func:`.summary.summary_table`; ``n``: the run's ``n``, for its ``--n`` advice); ``fpr``: a target
+    FPR, a list of them, or None for every FPR of the run (one TPR and one ASR table each)."""
+    return {**_summary_first(tables, n), **_tables(tables, fpr)}
+
+
+def _summary_first(tables: dict[str, pd.DataFrame], n: int | None) -> dict[str, pd.DataFrame]:
+    from .summary import summary_table
+
+    return {"summary": summary_table(tables, n=n)}
+
+
+def _tables(tables: dict[str, pd.DataFrame], fpr) -> dict[str, pd.DataFrame]:
+    """The wide tables of :func:`build_report`, in their order."""
     metrics = tables["metrics"]
     about = _about(metrics)
     out = {}

@@ -158,11 +158,14 @@ def _run_attacks(config: RunConfig, store: ResultsStore, executor, machine: pd.D
     # every attack and θ at once: an executor with workers keeps them busy across the jobs
     stages = run_stages(executor, work_items, progress=progress, name="attacks")
     for (spec, label, attack, key), stage in zip(plan, stages):
+        # the warm-up seconds a computed batch paid (jobs.warm_up): a cost of this run, not of the stored output
+        warmups = {h: stage.results[h].get("warmup_s") for h in stage.computed}
         for h in stage.computed:  # the shape a cached row has (store.attack_record), whichever way it came
             stage.results[h] = computed_attack_record(key, h, stage.results[h])
         work["attacked"] += len(stage.computed)
         failures.extend(stage.failures)
         outputs[label] = _attack_frame(machine, spec, label, attack, key, stage)
+        outputs[label]["warmup_s"] = outputs[label]["input_hash"].map(warmups).astype(float)
     return outputs
 
 

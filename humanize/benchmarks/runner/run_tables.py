@@ -47,6 +47,8 @@ def evaluate_defenses(score_table: pd.DataFrame, config) -> pd.DataFrame:
                            nan_policy="omit", seed=sampling_seed(config.seed), n_boot=config.n_boot,
                            confidence=config.confidence)
         metrics["defense"] = defense
+        # how the thresholds were calibrated: the report's summary says it (issue #24 §1)
+        metrics["thresholds"] = "per domain" if config.per_domain else "pooled"
         out.append(metrics)
     return pd.concat(out, ignore_index=True)
 
@@ -64,11 +66,15 @@ def unchanged_reason(info: dict, original: str, text: str):
 
 
 def cost_rows(outputs: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """Per attack output: its measured (or cached) cost, counts and input size."""
+    """Per attack output: its measured (or cached) cost, counts and input size; ``warmup_s``: the
+    one-off warm-up seconds of the batch whose first document it is (measured outside ``wall_s``;
+    NaN on the other rows and on cached ones)."""
     if not outputs:
         return pd.DataFrame()
-    cols = ["attack", "id", "rate", *COST_COLUMNS, *INFO_COUNTS, "n_edits", "unchanged", "cost_source", "machine"]
-    table = pd.concat([f[[*cols, "input_hash", "original"]] for f in outputs.values()], ignore_index=True)
+    cols = ["attack", "id", "rate", *COST_COLUMNS, *INFO_COUNTS, "n_edits", "unchanged", "cost_source", "machine",
+            "warmup_s"]
+    table = pd.concat([f.reindex(columns=[*cols, "input_hash", "original"]) for f in outputs.values()],
+                      ignore_index=True)
     # every attack of a run has the same inputs: measure each input once
     inputs = table.drop_duplicates("input_hash").set_index("input_hash")["original"]
     table["chars_in"] = table["input_hash"].map(inputs.str.len())

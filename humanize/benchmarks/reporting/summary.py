@@ -1,0 +1,217 @@
+"""The report's first table (issue #24 §1): one row per detector that answers the product's question.
+
+Per detector: its clean AUROC and TPR at each FPR the sample resolves; the attack that fooled it
+most (the largest fall of the headline figure: TPR at the strictest FPR the detector resolves, else
+AUROC), that change with its 95% paired bootstrap interval and the attacked figure; the meaning
+that attack kept (the strongest meaning meter the run has, :func:`.report.meaning_measure`), the
+share of its word swaps that are valid where the validity meter ran, and its compute cost
+(wall seconds per document, warm-up excluded); with defenses, the attacked figure after each.
+
+The note says what the figures are, which thresholds they use (per domain, or pooled over the
+domains) and, for each FPR no threshold resolves, how many human test texts it needs and the
+``--n`` that gives them.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+CLEAN = "none"
+#: the metrics columns the summary reads
+_NEEDED = ("detector", "attack", "metric", "fpr", "value", "change", "change_lo", "change_hi", "n_human")
+
+
+def _rows(metrics: pd.DataFrame, metric: str, fpr: float | None = None, defense: str = CLEAN) -> pd.DataFrame:
+    sel = metrics[metrics["metric"] == metric]
+    if "defense" in sel:
+        sel = sel[sel["defense"].fillna(CLEAN) == defense]
+    elif defense != CLEAN:
+        return sel.iloc[:0]
+    if fpr is not None:
+        sel = sel[np.isclose(sel["fpr"].astype(float), fpr)]
+    return sel
+
+
+def _fprs(metrics: pd.DataFrame) -> list[float]:
+    return sorted({float(f) for f in metrics["fpr"].dropna()}, reverse=True)
+
+
+def _pooled(metrics: pd.DataFrame) -> bool | None:
+    """True when the thresholds were pooled over domains, False per domain, None when the run does not say."""
+    if "thresholds" not in metrics or metrics["thresholds"].dropna().empty:
+        return None
+    return str(metrics["thresholds"].dropna().iloc[0]) == "pooled"
+
+
+def _humans(tables: dict, metrics: pd.DataFrame, pooled: bool | None) -> dict[str, int]:
+    """The clean human test texts each threshold is calibrated on: {domain (or "all domains"): count}, the
+    smallest detector's count (a detector's NaN scores are left out of its calibration)."""
+    scores = tables.get("scores")
+    if scores is not None and not scores.empty and {"label", "attack", "score", "detector"} <= set(scores):
+        s = scores[(scores["label"].isin(["human", 0])) & (scores["attack"] == CLEAN) & scores["score"].notna()]
+        if "defense" in s:
+            s = s[s["defense"].fillna(CLEAN) == CLEAN]
+        if not s.empty:
+            by = ["detector"] + (["domain"] if not pooled and "domain" in s else [])
+            counts = s.groupby(by).size()
+            if pooled or "domain" not in s:
+                return {"all domains": int(counts.min())}
+            per = counts.groupby(level="domain").min()
+            return {str(d): int(c) for d, c in per.items()}
+    clean = _rows(metrics, "auroc")
+    clean = clean[clean["attack"] == CLEAN]
+    return {"all domains": int(clean["n_human"].min())} if not clean.empty else {}
+
+
+def _advice(fpr: float, humans: dict[str, int], n: int | None) -> str:
+    need = math.ceil(1 / fpr - 1e-9)
+    have = min(humans.values()) if humans else 0
+    where = ("pooled over domains" if list(humans) == ["all domains"]
+             else "in domain " + min(humans, key=humans.get))
+    if n and have:
+        target = int(math.ceil(n * need / have / 10.0) * 10)
+        fix = f"rerun with `--n {target}`"
+    elif have:
+        fix = f"raise `--n` about {need / have:.1f}-fold"
+    else:
+        fix = "raise `--n`"
+    return f"TPR at FPR {fpr:g} needs {need} human test texts {where}, this run has {have}: {fix}"
+
+
+def _worst(changes: pd.DataFrame) -> pd.Series | None:
+    """The attack row with the largest fall (most negative change; ties: the name)."""
+    rows = changes[(changes["attack"] != CLEAN) & changes["change"].notna()]
+    if rows.empty:
+        return None
+    return rows.sort_values(["change", "attack"], kind="stable").iloc[0]
+
+
+def _meaning(quality: pd.DataFrame | None):
+    from .report import meaning_measure
+
+    measure = meaning_measure(quality)
+    if measure is None:
+        return None, {}
+    means = quality.groupby("attack")[measure[0]].apply(lambda v: pd.to_numeric(v, errors="coerce").mean())
+    return measure, means.to_dict()
+
+
+def _valid_shares(quality: pd.DataFrame | None) -> dict:
+    if quality is None or quality.empty:
+        return {}
+    from .report import validity_table
+
+    table = validity_table(quality)
+    return {} if table is None else table["valid_share"].astype(float).to_dict()
+
+
+def _seconds(cost: pd.DataFrame | None) -> dict:
+    if cost is None or cost.empty or "wall_s" not in cost:
+        return {}
+    return cost.groupby("attack")["wall_s"].apply(lambda v: pd.to_numeric(v, errors="coerce").mean()).to_dict()
+
+
+def summary_table(tables: dict[str, pd.DataFrame], *, n: int | None = None) -> pd.DataFrame:
+    """One row per detector (see the module docstring); ``n``: the run's ``n`` (machine texts), for the
+    ``--n`` advice of the underpowered FPRs. Its note (``attrs["note"]``) explains the columns and names
+    every FPR the sample cannot resolve with what resolves it."""
+    metrics = tables["metrics"]
+    # a run stored before the intervals (or the counts) existed: those columns come out NaN
+    metrics = metrics.reindex(columns=list(dict.fromkeys([*metrics.columns, *_NEEDED])))
+    quality, cost = tables.get("quality"), tables.get("cost")
+    pooled = _pooled(metrics)
+    fprs = _fprs(metrics)
+    resolved = [f for f in fprs if _rows(metrics, "tpr", f).query("attack == @CLEAN")["value"].notna().any()]
+    measure, meaning = _meaning(quality)
+    valid = _valid_shares(quality)
+    seconds = _seconds(cost)
+    defenses = sorted(set(metrics["defense"].dropna()) - {CLEAN}) if "defense" in metrics else []
+    out = []
+    for det in sorted(set(metrics["detector"])):
+        row: dict = {"detector": det}
+        auroc = _rows(metrics, "auroc")
+        auroc = auroc[auroc["detector"] == det]
+        clean = auroc[auroc["attack"] == CLEAN]
+        row["auroc"] = float(clean["value"].iloc[0]) if not clean.empty else math.nan
+        headline, head_rows = "auroc", auroc
+        for f in resolved:
+            tpr = _rows(metrics, "tpr", f)
+            tpr = tpr[tpr["detector"] == det]
+            value = tpr.loc[tpr["attack"] == CLEAN, "value"]
+            row[f"tpr_at_fpr_{f:g}"] = float(value.iloc[0]) if not value.empty else math.nan
+            if not value.empty and pd.notna(value.iloc[0]):
+                headline, head_rows = f"tpr_at_fpr_{f:g}", tpr  # the strictest resolved FPR wins (fprs descend)
+        worst = _worst(head_rows)
+        row["fooled_most_by"] = None if worst is None else worst["attack"]
+        row["by"] = headline
+        for col, src in (("attacked", "value"), ("change", "change"), ("change_lo", "change_lo"),
+                         ("change_hi", "change_hi")):
+            row[col] = math.nan if worst is None else float(worst[src])
+        attack = row["fooled_most_by"]
+        if measure is not None:
+            row["meaning"] = float(meaning.get(attack, math.nan)) if attack else math.nan
+        if valid:
+            row["valid_swaps"] = float(valid.get(attack, math.nan)) if attack else math.nan
+        row["s_per_doc"] = float(seconds.get(attack, math.nan)) if attack else math.nan
+        for d in defenses:
+            rows = _rows(metrics, "auroc" if headline == "auroc" else "tpr",
+                         None if headline == "auroc" else float(headline.rsplit("_", 1)[1]), defense=d)
+            got = rows[(rows["detector"] == det) & (rows["attack"] == attack)]["value"]
+            row[f"attacked+{d}"] = float(got.iloc[0]) if attack and not got.empty else math.nan
+        out.append(row)
+    table = pd.DataFrame(out).set_index("detector")
+    table.attrs["note"] = _note(metrics, tables, pooled, fprs, resolved, measure, quality, defenses, n)
+    table.attrs["lines"] = table.attrs["note"].split("\n\n")
+    return table
+
+
+def _note(metrics, tables, pooled, fprs, resolved, measure, quality, defenses, n) -> str:
+    scope = {True: "calibrated on the clean human test texts of all domains pooled (one threshold per detector, "
+                   "not RAID's per-domain thresholds; `--per-domain` calibrates per domain)",
+             False: "calibrated per domain on its clean human test texts (RAID)",
+             None: "calibrated on the clean human test texts"}[pooled]
+    tpr = ", ".join(f"`tpr_at_fpr_{f:g}`" for f in resolved) or "no TPR (no FPR resolved)"
+    if measure is not None:
+        model = ""
+        col = f"{measure[0]}_model"
+        if quality is not None and col in quality and quality[col].notna().any():
+            model = f", {quality[col].dropna().iloc[0]}"
+        meaning = (f"`meaning`: what that attack kept, {measure[1].removeprefix('1 - ')} (mean over documents, "
+                   f"1 = all{model}); ")
+    else:
+        meaning = "`meaning`: not measured (the run computed no meaning meter); "
+    lines = [
+        "**Summary.** One row per detector: clean `auroc` and " + tpr + f", thresholds {scope}. "
+        "`fooled_most_by`: the attack with the largest fall of the figure in `by` (TPR at the strictest FPR this "
+        "sample resolves, else AUROC); `attacked`: that figure under the attack; `change`: attacked minus clean, "
+        "with its 95% paired bootstrap interval (`change_lo`, `change_hi`). " + meaning +
+        ("`valid_swaps`: the share of its word swaps that WordNet calls synonyms or variants (NaN: not a word-swap "
+         "attack); " if "valid_swaps" in _cols(quality) else "") +
+        "`s_per_doc`: its wall seconds per document, its warm-up (first call, model load) excluded." +
+        (" `attacked+D`: the figure under the attack with defense D on every text." if defenses else
+         " No defense ran: `--defense normalize` scores every text after the normalizer too."),
+    ]
+    under = [f for f in fprs if f not in resolved]
+    humans = _humans(tables, metrics, pooled)
+    if under:
+        lines.append("**Underpowered.** " + "; ".join(_advice(f, humans, n) for f in under) + ".")
+    ties = [f for f in resolved
+            if _rows(metrics, "tpr", f).query("attack == @CLEAN")["value"].isna().any()]
+    if ties:
+        lines.append("**Not reached** for some detectors (ties among their human scores, or NaN scores): FPR "
+                     + ", ".join(f"{f:g}" for f in ties) + " (their cells are NaN; the wide tables give the "
+                     "figure at the FPR achieved).")
+    if not under and not ties:
+        lines.append("Every FPR of the run is resolved by this sample.")
+    return "\n\n".join(lines)
+
+
+def _cols(quality) -> set:
+    if quality is None or quality.empty:
+        return set()
+    from .report import validity_table
+
+    return {"valid_swaps"} if validity_table(quality) is not None else set()
