@@ -22,11 +22,20 @@ if [ "${HUMANIZE_LINT_IMPORTS:-0}" = 1 ]; then
 fi
 # Offline: fail fast on hub ids instead of retrying (these machines reach no model hub).
 export HF_HUB_OFFLINE=1
+# HUMANIZE_TEST_WORKERS (default 2, the CI machine's cores): pytest-xdist worker processes, each test file on
+# one worker (--dist loadfile keeps a module's fixtures in one process; each packaged model loads once per
+# worker) and one math thread per worker so the workers don't oversubscribe the cores. 1 runs in this process.
+workers="${HUMANIZE_TEST_WORKERS:-2}"
+xdist=()
+if [ "$workers" != 1 ]; then
+  export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+  xdist=(-n "$workers" --dist loadfile)
+fi
 if [ -z "$fresh" ]; then
-  exec "$VENV/bin/python" -m pytest -q "$@"
+  exec "$VENV/bin/python" -m pytest -q "${xdist[@]}" "$@"
 fi
 status=0
-"$VENV/bin/python" -m pytest -q "$@" || status=$?
+"$VENV/bin/python" -m pytest -q "${xdist[@]}" "$@" || status=$?
 echo "[test] written to the fresh caches:" >&2
 (cd "$fresh" && find . -mindepth 1 -maxdepth 2 | sort | sed 's/^/  /') >&2 || true
 if [ "$status" = 0 ] && [ "${HUMANIZE_KEEP_CACHES:-0}" != 1 ]; then

@@ -156,9 +156,9 @@ def test_a_run_killed_mid_way_resumes_to_the_same_results(tmp_path):
     assert scored_before >= 3
 
     namespace = {}
-    exec(_KILL_SCRIPT.replace("run(cfg, progress=False)", ""), namespace)
+    # the script reads its database from argv: give it this one (pytest-xdist workers have no argv[1])
+    exec(_KILL_SCRIPT.replace("run(cfg, progress=False)", "").replace("sys.argv[1]", repr(killed_db)), namespace)
     cfg = namespace["cfg"]
-    cfg.db = killed_db
     resumed = run(cfg, progress=False)
     assert resumed.work["attacked"] == 0  # the attacks had all been stored before scoring started
     total_scores = _count(killed_db, "scores")
