@@ -46,6 +46,7 @@ class RLHumanizer(Paraphrase):
         "via": [Options(str, {"local", "endpoint"})],
         "base_url": [NONBLANK_STR, None],
         "max_new_tokens": [Interval(Integral, 1, None), None],
+        "max_chunks": [Interval(Integral, 1, None), None],
     }
 
     def generator(self) -> Generator:
@@ -77,7 +78,8 @@ class AuthorMist(RLHumanizer):
 
     def __init__(self, model: Any = None, seed: int = 0, chunk_sentences: int = 3, on_bad_answer: str = "keep",
                  max_retries: int = 2, max_new_tokens: Optional[int] = None, via: str = "local",
-                 base_url: Optional[str] = None, device: Any = None, dtype: Any = None):
+                 base_url: Optional[str] = None, device: Any = None, dtype: Any = None,
+                 max_chunks: Optional[int] = None):
         self._init_params(locals())
 
     adapter = None
@@ -91,5 +93,6 @@ class StealthRL(RLHumanizer):
 
     def __init__(self, adapter: Optional[str] = None, model: Any = None, seed: int = 0, chunk_sentences: int = 3,
                  on_bad_answer: str = "keep", max_retries: int = 2, max_new_tokens: Optional[int] = None,
-                 via: str = "local", base_url: Optional[str] = None, device: Any = None, dtype: Any = None):
+                 via: str = "local", base_url: Optional[str] = None, device: Any = None, dtype: Any = None,
+                 max_chunks: Optional[int] = None):
         self._init_params(locals())
