@@ -68,12 +68,15 @@ def load(args):
     return train, humans, machines.sort_values("id"), pd
 
 
-def run_attack(attack, texts: list[str], cache: Path) -> dict:
-    """Outputs, infos and seconds per document of ``attack`` on ``texts`` (cached by fingerprint and inputs)."""
+def run_attack(attack, texts: list[str], cache: Path, cached_only: bool = False) -> dict | None:
+    """Outputs, infos and seconds per document of ``attack`` on ``texts`` (cached by fingerprint and inputs);
+    None when ``cached_only`` and they are not cached."""
     key = hashlib.blake2b((attack.fingerprint() + "\n".join(texts)).encode(), digest_size=10).hexdigest()
     path = cache / f"{attack.name}-{key}.json"
     if path.exists():
         return json.loads(path.read_text())
+    if cached_only:
+        return None
     t0 = time.perf_counter()
     results = attack.batch(texts)
     seconds = time.perf_counter() - t0
@@ -131,6 +134,7 @@ def main() -> None:
     ap.add_argument("--attacks-only", action="store_true",
                     help="run (and cache) the attacks, score nothing: processes with different --guides can "
                          "attack in parallel, then one run without this flag scores and prints from the cache")
+    ap.add_argument("--cached-only", action="store_true", help="score only the attacks whose outputs are cached")
     ap.add_argument("--out", default="humanize-bench-out/guided_transfer")
     args = ap.parse_args()
 
@@ -169,7 +173,11 @@ def main() -> None:
             outputs[(label, guide)] = {"texts": texts, "infos": [{}] * len(texts), "seconds": 0.0}
             continue
         t0 = time.perf_counter()
-        outputs[(label, guide)] = run_attack(attack, texts, cache)
+        got = run_attack(attack, texts, cache, args.cached_only)
+        if got is None:
+            print(f"  {label} [guide: {guide or '-'}]: not cached, left out (--cached-only)", flush=True)
+            continue
+        outputs[(label, guide)] = got
         print(f"  {label} [guide: {guide or '-'}]: {time.perf_counter() - t0:.0f} s", flush=True)
     if args.attacks_only:
         return

@@ -7,7 +7,7 @@ import pytest
 
 from humanize.benchmarks.reporting.report import build_report
 from humanize.benchmarks.runner import _attack_plan, _run_targets, run, sample_rows
-from humanize.benchmarks.runner.attack_spec import share_run_guides
+from humanize.benchmarks.runner.attack_spec import guide_label, share_run_guides
 from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfig
 from humanize.detectors.tfidf import TfidfLogReg
 from humanize.generation import Generation, Generator
@@ -74,6 +74,10 @@ def test_a_guide_with_a_training_set_of_its_own_stays_the_attacks_own():
     assert share_run_guides({"guide": {"name": "tfidf_lr"}}, dets)["guide"] == {"run_detector": "tfidf_lr"}
     wrapped = share_run_guides({"attack": {"name": "hmgc", "surrogate": {"name": "tfidf_lr"}}}, dets)
     assert wrapped["attack"]["surrogate"] == {"run_detector": "tfidf_lr"}
+    target = object()
+    assert guide_label({"name": "hmgc", "surrogate": target}, {"tfidf_lr": target}) == "tfidf_lr"
+    assert guide_label({"name": "raft", "target": "gltr"}, {}) == "gltr (own)"
+    assert guide_label({"name": "homoglyph"}, {}) is None
 
 
 @pytest.mark.parametrize("train", [{"dataset": "demo", "n": 5}])

@@ -249,7 +249,10 @@ def guide_label(attack, targets: dict) -> str | None:
     from humanize.detectors.base import Detector
     from humanize.detectors.target import Target
 
-    params = attack.get_params(deep=False) if callable(getattr(attack, "get_params", None)) else {}
+    if isinstance(attack, dict):  # a wrapper's inner attack given as a table
+        params = attack
+    else:
+        params = attack.get_params(deep=False) if callable(getattr(attack, "get_params", None)) else {}
     for key in GUIDE_PARAMS:
         if key not in params:
             continue
