@@ -15,6 +15,9 @@ and the reached / underpowered flags (the same columns in Markdown, CSV and JSON
   each attack left unchanged (column ``unchanged``; table ``unchanged``: how many, by reason);
 * warnings: attack models that a detector or the perplexity meter also scores with
   (:mod:`.model_sharing`), when the run has any;
+* guided attacks (a ``guide`` column in the metrics, issue #23): which detector guided each attack, in the
+  figure tables and in ``guided_transfer_<metric>``, one row per attack and one column per detector, the
+  guide's own cell marked ``(guide)``: the guide's figure and the transfer to the others in one row;
 * with defenses (issue #12 §3): per attack, each detector's figure without and with
   each defense and the change; the other tables show the undefended rows only.
 """
@@ -63,6 +66,11 @@ def defenses_in(metrics: pd.DataFrame) -> list[str]:
     return sorted(set(metrics["defense"].dropna()) - {CLEAN})
 
 
+def guided(metrics: pd.DataFrame) -> bool:
+    """Whether the run's metrics name a guide (a detector that guided an attack) for some attack."""
+    return "guide" in metrics.columns and bool(metrics["guide"].notna().any())
+
+
 def _select(metrics: pd.DataFrame, metric: str, fpr: float | None, defense: str | None = CLEAN) -> pd.DataFrame:
     sel = _undefended(metrics, defense)
     sel = sel[sel["metric"] == metric]
@@ -86,6 +94,8 @@ def figure_table(metrics: pd.DataFrame, metric: str, fpr: float | None = None, *
     if metric != "asr":
         spec.pop("n_pairs")
     cols = {src: dst.format(m=name) for src, dst in spec.items()}
+    if guided(metrics):  # which detector guided each attack (None: unguided)
+        cols = {"guide": "guide", **cols}
     table = sel.reindex(columns=[*index, *cols]).rename(columns=cols)
     order = {a: i for i, a in enumerate(_attack_order(metrics))}
     table = table.assign(_a=table["attack"].map(order)).sort_values(
@@ -349,6 +359,16 @@ def _tables(tables: dict[str, pd.DataFrame], fpr) -> dict[str, pd.DataFrame]:
         out[name] = asr_table(metrics, f)
         out[name].attrs["note"] = (f"Attack success rate at FPR {f:g}: share of the machine texts detected "
                                    "before the attack that are missed after it.")
+    if guided(metrics):
+        from .guided import guided_transfer_table
+
+        for m, f in [("auroc", None), *(("tpr", f) for f in _fprs(metrics, fpr))]:
+            name = "guided_transfer_auroc" if f is None else f"guided_transfer_tpr_at_fpr_{f:g}"
+            out[name] = guided_transfer_table(metrics, m, f)
+            out[name].attrs["note"] = (
+                f"{'AUROC' if f is None else f'TPR at FPR {f:g}'} per attack (rows) and detector (columns), with "
+                "its interval; `guide`: the detector that guided the attack (a run detector's label, or "
+                "`<name> (own)` for the attack's own copy), its cell marked `(guide)`: the other cells are transfer.")
     defenses = defenses_in(metrics)
     if defenses:
         names = ", ".join(defenses)

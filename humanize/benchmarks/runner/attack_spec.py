@@ -200,6 +200,77 @@ def substitute_targets(params: dict, targets: dict, owner: str) -> dict:
     return out
 
 
+#: The parameters by which an attack names the detector it queries while it rewrites (its *guide*):
+#: Adversarial Paraphrasing's ``guide``, RAFT's ``target``, HMGC's ``surrogate``.
+GUIDE_PARAMS = ("guide", "target", "surrogate")
+
+
+def _train_param(key: str) -> str:
+    return "target_train" if key == "target" else "train"
+
+
+def _as_detector_spec(value):
+    """``(name, params)`` of a guide given as a detector name or a table ``{name = ..., **params}``, else None."""
+    if isinstance(value, str) and value:
+        return value, {}
+    if isinstance(value, dict) and isinstance(value.get("name"), str) and not _is_ref(value):
+        rest = {k: v for k, v in value.items() if k not in ("name", "params")}
+        params = value.get("params", {})
+        return (value["name"], {**params, **rest}) if isinstance(params, dict) else None
+    return None
+
+
+def share_run_guides(params: dict, detectors: list) -> dict:
+    """``params`` with each guide parameter (:data:`GUIDE_PARAMS`) that is exactly one of the run's detectors
+    (the same name and parameters) replaced by ``{run_detector = "label"}``, so the guide is the run's own
+    detector: built (and, when learnable, fit on the run's train split) once, and scored with. Shared only when
+    the attack names no training set of its own (``train``; RAFT's ``target_train``): a guide given one
+    (TH-Bench's matched ``train = "demo"`` or a mismatched set) is the attack's own copy, fit on that. A
+    wrapper's inner attack (QPA's ``attack``) too."""
+    out = dict(params)
+    inner = out.get("attack")
+    if isinstance(inner, dict):
+        out["attack"] = share_run_guides(inner, detectors)
+    for key in GUIDE_PARAMS:
+        spec = _as_detector_spec(out.get(key))
+        if spec is None or out.get(_train_param(key)) is not None:
+            continue
+        for det in detectors:
+            if getattr(det, "obj", None) is None and det.name == spec[0] and det.params == spec[1]:
+                out[key] = {RUN_DETECTOR: det.base_label()}
+                break
+    return out
+
+
+def guide_label(attack, targets: dict) -> str | None:
+    """The guide of a built attack as a report names it: the run detector's label when the attack queries the
+    run's own Target of it, else its detector's name with `` (own)`` (an attack's own copy, fit on its own
+    training set); None for an attack no detector guides. A wrapper (QPA) reports its inner attack's guide."""
+    from humanize.detectors.base import Detector
+    from humanize.detectors.target import Target
+
+    if isinstance(attack, dict):  # a wrapper's inner attack given as a table
+        params = attack
+    else:
+        params = attack.get_params(deep=False) if callable(getattr(attack, "get_params", None)) else {}
+    for key in GUIDE_PARAMS:
+        if key not in params:
+            continue
+        value = params[key]
+        for label, target in targets.items():
+            if value is target:
+                return label
+        if isinstance(value, Target):
+            return f"{value.detector.name} (own)"
+        if isinstance(value, Detector):
+            return f"{value.name} (own)"
+        spec = _as_detector_spec(value)
+        if spec is not None:
+            return f"{spec[0]} (own)"
+    inner = params.get("attack")
+    return guide_label(inner, targets) if inner is not None and inner is not attack else None
+
+
 def build_each(items: list, seed: int, train_fraction: float) -> list:
     """Each spec built at its own parameters (a pipeline's steps, a blend's attacks); attack objects as given."""
     return [a.build(seed, a.expand()[0][1], train_fraction) if isinstance(a, AttackSpec) else a for a in items]

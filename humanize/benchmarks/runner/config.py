@@ -205,8 +205,21 @@ class RunConfig:
         self._check_fields()
         self.load_plugins()  # an import-path detector's own name is its plain label
         assign_detector_labels(self.detectors)
+        self._share_guides()
         self._check_names()
         return self
+
+    def _share_guides(self) -> None:
+        """An attack whose guide (``guide``, ``target``, ``surrogate``) is exactly one of the run's detectors
+        queries the run's own Target of it (:func:`.attack_spec.share_run_guides`): one build, one fit."""
+        from .attack_spec import share_run_guides
+
+        if not isinstance(self.attacks, (list, tuple)) or not isinstance(self.detectors, (list, tuple)):
+            return  # _check_fields names the problem
+        specs = [d for d in self.detectors if isinstance(d, DetectorSpec)]
+        for spec in self.attacks:
+            if isinstance(spec, AttackSpec) and isinstance(spec.params, dict):
+                spec.params = share_run_guides(spec.params, specs)
 
     def load_plugins(self) -> list:
         """Import the configured plug-in files (once per process)."""

@@ -36,6 +36,7 @@ import pandas as pd
 
 from . import jobs, model_sharing
 from .manifest import build_manifest, input_pairs
+from .attack_spec import guide_label
 from .config import ConfigError, RunConfig, sampling_seed
 from ..data import load_dataset
 from ..data.split import group_split
@@ -383,6 +384,12 @@ def _run(config: RunConfig, run_id: str, rows: pd.DataFrame, store: ResultsStore
     score_table = score_rows(every, scores, defended)
     metrics = evaluate_defenses(score_table, config)
     cost = cost_rows(outputs)
+    # which detector guided each attack (a run detector's label, or "<name> (own)"): transfer is read off one table
+    guides = {label: guide_label(attack, targets) for _, label, attack, _ in attack_plan}
+    if any(guides.values()):
+        metrics["guide"] = metrics["attack"].map(guides)
+        if not cost.empty:
+            cost["guide"] = cost["attack"].map(guides)
     notes = mixed_machines(cost)
     for note in notes:
         warnings.warn(note, RuntimeWarning, stacklevel=3)
