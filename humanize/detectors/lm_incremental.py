@@ -16,7 +16,10 @@ statistics of a token depend only on the tokens before it. So, per row:
   tail (typically ``hold + 1`` tokens) goes through the model, for all candidates of the row in ONE
   forward pass on copies of the cached state, and its statistics are the prefix's followed by the
   tail's. A candidate whose tokens do not start with the cached prefix (a merge reaching further
-  back) is scored from scratch, as :class:`~.lm_stats.LMStatistics` would.
+  back) is scored from scratch, as :class:`~.lm_stats.LMStatistics` would. The last token of a tail
+  needs no forward pass (the logits before it predict it), and tails that differ only there, or
+  whose inputs are the start of another's, share one row of the pass: the usual step, where the
+  held tokens are common and only the candidate token differs, runs ``hold`` positions in all.
 
 The statistics are those of a full re-scoring up to floating-point rounding (the same tokens, the
 same positions; a KV-cached pass rounds differently from one padded pass, about 1e-6 relative), and
@@ -213,18 +216,24 @@ class IncrementalStatistics:
                 d["rescored"] += len(full)
             self._count(state, len(self.models), sum(len(ids[i]) for i in full) * len(self.models))
         tails = {i: ids[i][n:] for i in inc}
-        width = max([len(t) - 1 for t in tails.values()] + [0])
+        # the inputs to run: each tail but its last token (the logits after the cached prefix predict the
+        # first); an input that is the start of another's is read off that one's row (causal attention)
+        inputs = {i: tuple(tails[i][:-1]) for i in inc if len(tails[i]) > 1}
+        rows: list[tuple] = []
+        for seq in sorted(set(inputs.values()), key=lambda q: (-len(q), q)):
+            if not any(r[:len(seq)] == seq for r in rows):
+                rows.append(seq)
         preds: dict[int, list] = {i: [] for i in inc}
-        if width > 0:
-            run = [i for i in inc if len(tails[i]) > 1]
-            pad = [t[:-1] + [t[0]] * (width - len(t) + 1) for t in (tails[i] for i in run)]
-            x = torch.as_tensor(pad, dtype=torch.long)
+        if rows:
+            width = len(rows[0])
+            x = torch.as_tensor([list(r) + [r[0]] * (width - len(r)) for r in rows], dtype=torch.long)
+            where = {i: next(j for j, r in enumerate(rows) if r[:len(q)] == q) for i, q in inputs.items()}
             for k in range(len(self.models)):
                 with torch.inference_mode():
-                    logits, _ = self._forward(k, x, _fork(state.caches[k], len(run)), n)
-                for j, i in enumerate(run):
-                    preds[i].append(logits[j, :len(tails[i]) - 1])
-            self._count(state, len(self.models), sum(len(tails[i]) - 1 for i in run) * len(self.models))
+                    logits, _ = self._forward(k, x, _fork(state.caches[k], len(rows)), n)
+                for i, q in inputs.items():
+                    preds[i].append(logits[where[i], :len(q)])
+            self._count(state, len(self.models), sum(len(r) for r in rows) * len(self.models))
         for i in inc:
             tail = tails[i]
             stats = {f: state.stats[f] for f in _FIELDS}
