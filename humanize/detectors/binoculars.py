@@ -28,6 +28,7 @@ from humanize._validation import check_texts
 from humanize.models.loading import MODEL
 
 from .base import Detector
+from .lm_incremental import DEFAULT_HOLD, IncrementalScorer, IncrementalStatistics
 from .lm_stats import (DEFAULT_MAX_TOKENS, LMStatistics, TextStatistics, LM_CONSTRAINTS,
                        check_same_tokenizer, describe_lm, load_lm, warn_unscored)
 
@@ -78,7 +79,19 @@ class Binoculars(Detector):
     def score(self, texts: Sequence[str]) -> np.ndarray:
         stats = self.statistics(texts)
         warn_unscored(type(self).__name__, stats)
+        return self._reduce(stats)
+
+    @staticmethod
+    def _reduce(stats: Sequence[TextStatistics]) -> np.ndarray:
         return -np.array([binoculars_ratio(s) for s in stats], dtype=float)
+
+    def incremental_scorer(self, hold: int = DEFAULT_HOLD) -> IncrementalScorer:
+        """Scores of growing texts on the performer's and observer's key/value caches
+        (:mod:`~humanize.detectors.lm_incremental`); the same scores as :meth:`score` up to rounding."""
+        self._validate()
+        observer, performer = self._models()
+        return IncrementalScorer(IncrementalStatistics(performer, reference=observer, max_tokens=self.max_tokens,
+                                                       hold=hold), self._reduce, self.name)
 
     def describe(self) -> dict:
         out = super().describe()

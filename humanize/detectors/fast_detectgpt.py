@@ -17,12 +17,9 @@ RAID Appendix F.1; the offline default here is ``smollm2-135m-instruct`` alone.
 
 from __future__ import annotations
 
-from typing import Sequence
-
-from humanize._validation import check_texts
 from humanize.models.loading import MODEL
 
-from .lm_stats import DEFAULT_MAX_TOKENS, LMStatistics, TextStatistics, describe_lm, load_lm
+from .lm_stats import DEFAULT_MAX_TOKENS, describe_lm, load_lm
 from .metric import CausalLMMetricDetector
 
 __all__ = ["FastDetectGPT"]
@@ -46,9 +43,7 @@ class FastDetectGPT(CausalLMMetricDetector):
         self.reference_model = reference_model
         super().__init__(model, max_tokens=max_tokens, batch_tokens=batch_tokens, device=device, dtype=dtype)
 
-    def statistics(self, texts: Sequence[str]) -> list[TextStatistics]:
-        texts = check_texts(texts, type(self).__name__, "score")
-        self._validate()
+    def _statistics_models(self) -> tuple:
         lm = self._scoring_lm()
         ref = None
         if self.reference_model is not None:
@@ -56,7 +51,7 @@ class FastDetectGPT(CausalLMMetricDetector):
             self.reference_model_ = describe_lm(ref)
         else:
             self.reference_model_ = self.scoring_model_
-        return LMStatistics(lm, reference=ref, max_tokens=self.max_tokens, batch_tokens=self.batch_tokens)(texts)
+        return lm, ref
 
     def describe(self) -> dict:
         out = super().describe()

@@ -34,6 +34,7 @@ from humanize._validation import check_texts
 from humanize.models.loading import MODEL
 
 from .base import Detector
+from .lm_incremental import DEFAULT_HOLD, IncrementalScorer, IncrementalStatistics
 from .lm_stats import (DEFAULT_MAX_TOKENS, LMStatistics, TextStatistics, LM_CONSTRAINTS,
                        describe_lm, load_lm, warn_unscored)
 
@@ -133,11 +134,28 @@ class CausalLMMetricDetector(Detector):
         self.scoring_model_ = describe_lm(lm)
         return lm
 
+    def _statistics_models(self) -> tuple:
+        """``(scoring model, reference model or None)`` of the statistics (loaded)."""
+        return self._scoring_lm(), None
+
     def statistics(self, texts: Sequence[str]) -> list[TextStatistics]:
         """The shared per-text statistics (cached; one forward pass per uncached text)."""
         texts = check_texts(texts, type(self).__name__, "score")
         self._validate()
-        return LMStatistics(self._scoring_lm(), max_tokens=self.max_tokens, batch_tokens=self.batch_tokens)(texts)
+        lm, ref = self._statistics_models()
+        return LMStatistics(lm, reference=ref, max_tokens=self.max_tokens, batch_tokens=self.batch_tokens)(texts)
+
+    def _reduce(self, stats: Sequence[TextStatistics]) -> np.ndarray:
+        """The scores of texts with these statistics (NaN where undefined), no warnings."""
+        return reduce_statistics(stats, self._feature_list())[:, self.score_column]
+
+    def incremental_scorer(self, hold: int = DEFAULT_HOLD) -> IncrementalScorer:
+        """Scores of growing texts on key/value caches (:mod:`~humanize.detectors.lm_incremental`): what
+        token-mode guided decoding queries instead of :meth:`score`; the same scores up to rounding."""
+        self._validate()
+        lm, ref = self._statistics_models()
+        return IncrementalScorer(IncrementalStatistics(lm, reference=ref, max_tokens=self.max_tokens, hold=hold),
+                                 self._reduce, self.name)
 
     def _feature_list(self) -> list[str]:
         return [self.feature]
@@ -149,7 +167,7 @@ class CausalLMMetricDetector(Detector):
     def score(self, texts: Sequence[str]) -> np.ndarray:
         stats = self.statistics(texts)
         warn_unscored(type(self).__name__, stats)
-        scores = reduce_statistics(stats, self._feature_list())[:, self.score_column]
+        scores = self._reduce(stats)
         undefined = [i for i, s in enumerate(stats) if s.n_tokens and not np.isfinite(scores[i])]
         if undefined:
             import warnings

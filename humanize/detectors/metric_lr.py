@@ -21,7 +21,7 @@ from humanize._validation import Interval, check_texts
 
 from .base import NotFittedError, check_labels
 from .lm_stats import DEFAULT_MAX_TOKENS
-from .metric import FEATURES, CausalLMMetricDetector, feature_columns
+from .metric import FEATURES, CausalLMMetricDetector, feature_columns, reduce_statistics
 
 __all__ = ["MetricFeaturesLR", "DEFAULT_FEATURES"]
 
@@ -103,14 +103,26 @@ class MetricFeaturesLR(CausalLMMetricDetector):
             raise ValueError(f"features changed since fit ({self.feature_names_} -> {names}); fit again")
         X = self.feature_matrix(texts)
         ok = np.isfinite(X).all(axis=1)
-        out = np.full(len(X), np.nan)
-        if ok.any():
-            out[ok] = clf.predict_proba(X[ok])[:, list(clf.classes_).index(1)]
+        out = self._proba(X)
         if not ok.all():
             bad = np.flatnonzero(~ok)
             warnings.warn(f"{type(self).__name__}: {len(bad)} of {len(X)} texts have no finite features (empty "
                           f"text); their scores are NaN (indices {bad[:10].tolist()})", RuntimeWarning, stacklevel=2)
         return out
+
+    def _proba(self, X: np.ndarray) -> np.ndarray:
+        """P(machine) of each row of finite features, NaN elsewhere."""
+        clf = self.classifier_
+        ok = np.isfinite(X).all(axis=1)
+        out = np.full(len(X), np.nan)
+        if ok.any():
+            out[ok] = clf.predict_proba(X[ok])[:, list(clf.classes_).index(1)]
+        return out
+
+    def _reduce(self, stats) -> np.ndarray:
+        if getattr(self, "classifier_", None) is None:
+            raise NotFittedError(f"{type(self).__name__} must be fit(texts, labels) before score")
+        return self._proba(reduce_statistics(stats, self._feature_list()))
 
     def describe(self) -> dict:
         out = super().describe()

@@ -157,6 +157,22 @@ class Target(ParamsMixin):
             self.calls += 1
         return scores
 
+    def incremental_scorer(self):
+        """The detector's :class:`~humanize.detectors.lm_incremental.IncrementalScorer` (a causal-LM
+        detector's scores of growing texts on key/value caches), its texts counted in ``queries`` and its
+        scoring calls in ``calls`` as :meth:`score`'s; None when the detector offers none."""
+        make = getattr(self.fitted_detector(), "incremental_scorer", None)
+        if not callable(make):
+            return None
+        scorer = make()
+        scorer.on_query = self._count
+        return scorer
+
+    def _count(self, n_texts: int) -> None:
+        with self._lock:
+            self.queries += int(n_texts)
+            self.calls += 1
+
     def reset_counts(self) -> None:
         """Set ``queries`` and ``calls`` back to 0."""
         with self._lock:

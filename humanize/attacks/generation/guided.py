@@ -14,9 +14,16 @@ higher score is more machine-like, so the lowest score wins):
   is sampled: the output depends on the document, the models and the guide only. Cost: one guide
   call per generated token, scoring up to ``top_k`` texts (``info["candidates_per_step"]``).
   Candidates that are blank so far (a first token that is only whitespace) are not scored and only
-  taken when every candidate is blank. The guide re-scores whole partial texts through its text
-  interface; scoring a causal-LM guide's candidates incrementally on the shared prefix's KV cache is
-  a later step (issue #23).
+  taken when every candidate is blank. A causal-LM guide (the metric detectors, Fast-DetectGPT,
+  Binoculars, a fitted metric_lr: a detector with ``incremental_scorer()``) is scored incrementally
+  with ``incremental=True`` (the default): per chunk, its key/value cache over the committed answer
+  (re-tokenised with the guide's tokenizer, the last tokens held back) grows by the chosen token
+  each step, and the step's candidates are scored as short extensions of it in one batched forward
+  pass (:mod:`humanize.detectors.lm_incremental`), instead of re-scoring every candidate's whole
+  text. Scores equal the full re-scoring's up to floating-point rounding (about 1e-5 relative), so
+  the choice can differ from ``incremental=False`` only where two candidates' scores are that
+  close; ``incremental`` is therefore part of the parameters (and the fingerprint). Any other guide
+  (tfidf_lr, a classifier, a user's plug-in) is scored through its text interface.
 - ``mode="rerank"`` (the cheap form, as StealthRL's tables run it): ``n_candidates`` paraphrases are
   sampled per chunk (each with its own seed from the attack's seed, the document, the chunk and the
   candidate) and the one the guide scores lowest is kept. Any chat back end (local, endpoint, a
@@ -30,7 +37,12 @@ prompt: :mod:`.answers`) is not scored; a chunk without any usable candidate kee
 scored for this document), ``detector_queries`` (everything sent to the guide: ``guide_queries`` plus
 the two texts of ``guide_score_before`` / ``guide_score_after``, the guide's score of the original and
 of the output), and per mode ``guide_steps`` and ``candidates_per_step`` (their mean; token) or
-``candidates_per_chunk`` (usable candidates of each chunk; rerank).
+``candidates_per_chunk`` (usable candidates of each chunk; rerank). Token mode with incremental
+scoring adds ``guide_scoring="incremental"`` (``"texts"`` otherwise), ``guide_forward_passes`` and
+``guide_forward_tokens`` (passes and new token positions through the guide's models for this
+document's chunks) and ``guide_rescored`` (candidates whose guide tokens did not extend the cached
+prefix, scored from scratch). A text-interface guide's forward passes are batched across documents
+and cached, so they are not attributed to documents (``benchmarks/bench_guided.py`` counts them).
 
 The guide's scoring model and the paraphraser's model are kept disjoint (the project's rule for
 attack and detector models): the same model on both sides is refused unless
@@ -129,12 +141,13 @@ class AdversarialParaphrase(QueriesDetector, RewriteAttack):
         "constraints": [SequenceOf(TextConstraint, CandidateConstraint,
                                    name="a list of TextConstraint (QPA's: e.g. qpa_constraints(allowed_swaps=None))"),
                         Options(str, {"qpa"}), None],
+        "incremental": ["boolean"],
     }
 
     def __init__(self, paraphraser: Any = DEFAULT_CHAT_LM, guide: Any = "fast_detectgpt", mode: str = "token",
                  top_k: int = 50, top_p: float = 0.99, n_candidates: int = 4, chunk_sentences: int = 3,
                  instruction: str = DEFAULT_INSTRUCTION, train: Any = None, seed: int = 0,
-                 allow_shared_model: bool = False, constraints: Any = None):
+                 allow_shared_model: bool = False, constraints: Any = None, incremental: bool = True):
         self.paraphraser = paraphraser
         self.guide = guide
         self.mode = mode
@@ -147,6 +160,7 @@ class AdversarialParaphrase(QueriesDetector, RewriteAttack):
         self.seed = seed
         self.allow_shared_model = allow_shared_model
         self.constraints = constraints
+        self.incremental = incremental
         self._validate()
 
     def _check(self) -> None:
@@ -244,26 +258,54 @@ class AdversarialParaphrase(QueriesDetector, RewriteAttack):
         reqs = [Request(chat(self._prompt(c)), self.request_seed(texts[d], k)) for d, k, c in chunks]
 
         sent = [0] * len(reqs)  # candidate texts each chunk sent to the guide
+        scorer = self.target().incremental_scorer() if self.incremental else None
+        if scorer is not None:
+            scorer.start(range(len(reqs)))
+
+        def scored(partials: list, candidates: list, rows: list) -> list:
+            """Each row's candidate scores: blank texts are not sent (+inf), NaN scores are +inf."""
+            if scorer is None:
+                flat = self._scores([c for row in candidates for c in row])
+                out, at = [], 0
+                for row in candidates:
+                    out.append(flat[at:at + len(row)])
+                    at += len(row)
+                return out
+            send = [[i for i, c in enumerate(row) if c.strip()] for row in candidates]
+            for p, r in zip(partials, rows):
+                scorer.commit(r, p)
+            got = scorer.score_steps([(r, [row[i] for i in idx]) for row, r, idx in zip(candidates, rows, send)])
+            out = []
+            for row, idx, vals in zip(candidates, send, got):
+                mine = [math.inf] * len(row)
+                for i, v in zip(idx, vals.tolist()):
+                    mine[i] = math.inf if math.isnan(v) else float(v)
+                out.append(mine)
+            return out
 
         def choose(partials: list, candidates: list, rows: list) -> list:
-            flat = [c for row in candidates for c in row]
-            scores = self._scores(flat)
             for row, r in zip(candidates, rows):
                 sent[r] += sum(bool(c.strip()) for c in row)
-            picks, at = [], 0
-            for row in candidates:
-                mine = scores[at:at + len(row)]
-                at += len(row)
-                picks.append(int(np.argmin(mine)))  # the first lowest: the more probable of equal scores
-            return picks
+            # the first lowest: the more probable of equal scores
+            return [int(np.argmin(mine)) for mine in scored(partials, candidates, rows)]
 
         gens, counts = gen.generate_guided(reqs, choose, top_k=int(self.top_k), top_p=float(self.top_p))
         steps: dict = {}
         answers = []
-        for (d, k, chunk), g, req, cnt, n_sent in zip(chunks, gens, reqs, counts, sent):
+        forward = (("forward_passes", "guide_forward_passes"), ("forward_tokens", "guide_forward_tokens"),
+                   ("rescored", "guide_rescored"))
+        for info in infos:
+            info["guide_scoring"] = "texts" if scorer is None else "incremental"
+            if scorer is not None:
+                info.update({name: 0 for _, name in forward})
+        for c, ((d, k, chunk), g, req, cnt, n_sent) in enumerate(zip(chunks, gens, reqs, counts, sent)):
             info = infos[d]
             add_usage(info, [g])
             info["guide_queries"] += n_sent
+            if scorer is not None:
+                got = scorer.counts(c)
+                for key, name in forward:
+                    info[name] += got[key]
             steps.setdefault(d, []).extend(cnt)
             info["truncated_chunks"] += g.finish_reason == "length"
             new = clean_answer(g.text, chunk)

@@ -155,3 +155,39 @@ def test_generate_guided_checks_its_chooser(tiny_chat):
         tiny_chat.generate_guided(reqs, lambda p, c, r: [9], top_k=3)
     with pytest.raises(TypeError, match=r"^LocalChat\.generate_guided: choose must be callable"):
         tiny_chat.generate_guided(reqs, None)
+
+
+# -- incremental scoring of a causal-LM guide -------------------------------------------------
+def test_token_mode_incremental_guide_equals_full_rescoring(tiny_chat, tmp_path_factory):
+    """A Fast-DetectGPT guide on a tiny Llama with ITS OWN tokenizer (not the paraphraser's): the KV-cached
+    scoring picks the same tokens as re-scoring whole texts, counts the same queries, and runs far fewer
+    token positions through the guide."""
+    from humanize.detectors.fast_detectgpt import FastDetectGPT
+    from humanize.models import load_causal_lm
+
+    from ...detectors.conftest import _save_tiny_llama, _train_tokenizer
+
+    guide_lm = load_causal_lm(_save_tiny_llama(tmp_path_factory.mktemp("guided_guide") / "g", _train_tokenizer(320),
+                                               seed=7))
+    assert guide_lm.tokenizer.get_vocab() != tiny_chat.loaded().tokenizer.get_vocab()
+    runs = {}
+    for incremental in (True, False):
+        target = Target(FastDetectGPT(guide_lm))
+        attack = AdversarialParaphrase(paraphraser=tiny_chat, guide=target, mode="token", top_k=6, chunk_sentences=1,
+                                       incremental=incremental)
+        runs[incremental] = (attack.batch(DOCS), target.queries, attack.provenance()["params"])
+    (inc, inc_q, inc_p), (full, full_q, full_p) = runs[True], runs[False]
+    assert [r.text for r in inc] == [r.text for r in full]
+    assert inc_q == full_q
+    assert inc_p["incremental"] is True and full_p["incremental"] is False
+    for a, b in zip(inc, full):
+        assert a.info["guide_queries"] == b.info["guide_queries"] > a.info["guide_steps"]
+        assert a.info["guide_scoring"] == "incremental" and b.info["guide_scoring"] == "texts"
+        assert "guide_forward_passes" not in b.info
+        # at most a few passes per step (the committed token, the candidates), a few positions per candidate
+        assert 0 < a.info["guide_forward_passes"] <= 2 * a.info["guide_steps"] + a.info["chunks"], a.info
+        assert a.info["guide_forward_tokens"] <= 4 * a.info["guide_queries"]
+    # deterministic whatever the batch
+    again = AdversarialParaphrase(paraphraser=tiny_chat, guide=Target(FastDetectGPT(guide_lm)), mode="token",
+                                  top_k=6, chunk_sentences=1).batch([DOCS[1]])[0]
+    assert again.text == inc[1].text and again.info == inc[1].info
