@@ -346,6 +346,17 @@ def _packaged_dir(alias) -> tuple[str, Optional[str]]:
     target = converted_dir(alias.alias, alias.version)
     if is_converted(target):
         return str(target), "converted-cache"
+    from filelock import FileLock
+
+    # One process at a time assembles, converts and cleans up one model (test workers, Ray workers and
+    # concurrent runs share the cache): a second waits, then finds the converted copy.
+    with FileLock(str(target.parent / f".{target.name}.lock")):
+        if is_converted(target):
+            return str(target), "converted-cache"
+        return _convert_packaged(alias, target)
+
+
+def _convert_packaged(alias, target: Path) -> tuple[str, Optional[str]]:
     located = alias.locate(cache_dir("gguf"))
     if located is None:
         raise LookupError(f"package {alias.distribution} is installed but its files were not found")

@@ -129,3 +129,39 @@ def test_device_dtype_and_name_errors_take_the_one_format():
         _check_name("  ")
     assert MODEL.is_satisfied_by("smollm2-135m-instruct") and not MODEL.is_satisfied_by(" ")
     assert not MODEL.is_satisfied_by(np.int64(3)) and NONBLANK_STR.is_satisfied_by("m") and not NONBLANK_STR.is_satisfied_by("")
+
+
+def test_one_process_at_a_time_converts_a_packaged_model(tmp_path, monkeypatch):
+    """Concurrent loads (test or Ray workers sharing the cache) convert a GGUF model once: the second waits on
+    the per-model lock, then finds the converted copy instead of reading files the first is assembling."""
+    import threading
+
+    from filelock import FileLock
+
+    from humanize.models import loading
+
+    target = tmp_path / "converted" / "m-1"
+    target.parent.mkdir(parents=True)
+    monkeypatch.setattr(loading, "converted_dir", lambda alias, version: target)
+    monkeypatch.setattr(loading, "is_converted", lambda path: (path / "done").is_file())
+    calls = []
+
+    def convert(alias, path):
+        calls.append(path)
+        path.mkdir()
+        (path / "done").write_text("1")
+        return str(path), "converted-from-gguf"
+
+    monkeypatch.setattr(loading, "_convert_packaged", convert)
+    alias = type("Alias", (), {"alias": "m", "version": "1"})()
+    held = FileLock(str(target.parent / ".m-1.lock"))
+    held.acquire()
+    out = []
+    worker = threading.Thread(target=lambda: out.append(loading._packaged_dir(alias)))
+    worker.start()
+    worker.join(0.5)
+    assert worker.is_alive() and calls == []  # waiting on the lock another process holds
+    convert(alias, target)  # "the other process" converts, then releases
+    held.release()
+    worker.join(10)
+    assert out == [(str(target), "converted-cache")] and len(calls) == 1  # found, not converted again
