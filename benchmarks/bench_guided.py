@@ -73,6 +73,43 @@ def _timed(attack, texts, guide_lm):
     return seconds, results, hook
 
 
+def _replay(guide_lm, para_lm, text: str, n_tokens: int, k: int) -> float:
+    """The guide's side of a token-mode decode, replayed on a fixed ``n_tokens``-token answer (the paraphraser's
+    tokens of ``text``): at step i the answer so far is committed and k candidates are scored, the answer's own
+    next token and k - 1 common tokens, once incrementally and once by re-scoring each candidate's whole text
+    (both with the Fast-DetectGPT guide of the attack); the scores must agree. The paraphraser's decoding,
+    the same in both modes, is left out, so the ratio is the guide scoring's at that length."""
+    import numpy as np
+
+    from humanize.detectors import Target, lm_stats
+    from humanize.detectors.fast_detectgpt import FastDetectGPT
+
+    tok = para_lm.tokenizer
+    ids = tok(text, add_special_tokens=False)["input_ids"][:n_tokens]
+    common = [i for i in tok(" the and of to a in", add_special_tokens=False)["input_ids"]][:k - 1]
+    steps = [(tok.decode(ids[:i]), [tok.decode(ids[:i] + [c]) for c in [ids[i], *common]]) for i in range(len(ids))]
+    full_guide = Target(FastDetectGPT(guide_lm))
+    lm_stats.clear_cache()
+    t0 = time.perf_counter()
+    full = [np.asarray(full_guide.score(cands), dtype=float) for _, cands in steps]
+    full_s = time.perf_counter() - t0
+    scorer = Target(FastDetectGPT(guide_lm)).incremental_scorer()
+    scorer.start([0])
+    t0 = time.perf_counter()
+    inc = []
+    for partial, cands in steps:
+        scorer.commit(0, partial)
+        inc.append(np.asarray(scorer.score_candidates(0, cands), dtype=float))
+    inc_s = time.perf_counter() - t0
+    # relative to the score's size, absolute near 0 (a Fast-DetectGPT criterion crosses 0)
+    worst = max(float(np.max(np.abs(a - b) / np.maximum(np.abs(a), 1.0))) for a, b in zip(full, inc))
+    print(f"guide scoring replayed on a {len(ids)}-token answer, {k} candidates per step: full re-scoring "
+          f"{full_s:.2f} s, incremental {inc_s:.2f} s, ratio {full_s / inc_s:.1f}x (floor 5x); largest score "
+          f"difference {worst:.1e} (relative, absolute below 1); incremental counts {scorer.counts(0)}", flush=True)
+    assert worst < 1e-4, f"incremental and full scores differ ({worst:.2e})"
+    return full_s / inc_s
+
+
 def main(argv=None) -> float:
     from humanize.attacks.generation.guided import AdversarialParaphrase
     from humanize.detectors import Target
@@ -89,6 +126,9 @@ def main(argv=None) -> float:
     ap.add_argument("--paraphraser", default=DEFAULT_CHAT_LM)
     ap.add_argument("--guide-model", default="smollm2-135m-instruct")
     ap.add_argument("--rerank", type=int, nargs="*", default=[4, 8], help="n_candidates of rerank mode to time")
+    ap.add_argument("--replay-tokens", type=int, default=200,
+                    help="also replay the guide's scoring of a decode this long on a fixed answer (0: skip); the "
+                         "guided decode itself may stop early (the guide can prefer ending the answer)")
     args = ap.parse_args(argv)
     texts = _texts(args.docs, args.words)
     para_lm, guide_lm = load_causal_lm(args.paraphraser), load_causal_lm(args.guide_model)
@@ -104,6 +144,9 @@ def main(argv=None) -> float:
 
     AdversarialParaphrase(paraphraser=LocalChat(model=para_lm, max_new_tokens=4), guide=Target(FastDetectGPT(guide_lm)),
                           top_k=3).batch(texts[:1])  # warm-up (not timed)
+    if args.replay_tokens:
+        long_text = " ".join(_texts(1, max(args.words, args.replay_tokens))[0].split())
+        _replay(guide_lm, para_lm, long_text, args.replay_tokens, args.top_k)
     print("token mode:", flush=True)
     rows = {}
     for label, inc in (("incremental", True), ("full re-scoring", False)):
