@@ -32,15 +32,7 @@ import argparse
 import os
 import time
 
-
-def _texts(n: int, words: int) -> list[str]:
-    from humanize.benchmarks.data import load_demo
-
-    gen = load_demo().query("label == 'machine'")["generation"].tolist()
-    long_enough = [t for t in gen if len(t.split()) >= words]
-    if len(long_enough) < n:
-        raise SystemExit(f"only {len(long_enough)} demo machine texts have {words} words; lower --words or --docs")
-    return [" ".join(t.split()[:words]) for t in long_enough[:n]]
+from _demo_texts import demo_machine_texts
 
 
 class _Hook:
@@ -130,7 +122,7 @@ def main(argv=None) -> float:
                     help="also replay the guide's scoring of a decode this long on a fixed answer (0: skip); the "
                          "guided decode itself may stop early (the guide can prefer ending the answer)")
     args = ap.parse_args(argv)
-    texts = _texts(args.docs, args.words)
+    texts = demo_machine_texts(args.docs, args.words)
     para_lm, guide_lm = load_causal_lm(args.paraphraser), load_causal_lm(args.guide_model)
     chat = LocalChat(model=para_lm, max_new_tokens=args.tokens, temperature=0.7, batch_size=16)
     print(f"paraphraser {args.paraphraser}, guide fast_detectgpt on {args.guide_model}; {len(texts)} demo machine "
@@ -145,7 +137,7 @@ def main(argv=None) -> float:
     AdversarialParaphrase(paraphraser=LocalChat(model=para_lm, max_new_tokens=4), guide=Target(FastDetectGPT(guide_lm)),
                           top_k=3).batch(texts[:1])  # warm-up (not timed)
     if args.replay_tokens:
-        long_text = " ".join(_texts(1, max(args.words, args.replay_tokens))[0].split())
+        long_text = demo_machine_texts(1, max(args.words, args.replay_tokens))[0]
         _replay(guide_lm, para_lm, long_text, args.replay_tokens, args.top_k)
     print("token mode:", flush=True)
     rows = {}

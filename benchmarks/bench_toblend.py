@@ -29,15 +29,7 @@ from __future__ import annotations
 import argparse
 import time
 
-
-def _texts(n: int, words: int) -> list[str]:
-    from humanize.benchmarks.data import load_demo
-
-    gen = load_demo().query("label == 'machine'")["generation"].tolist()
-    long_enough = [t for t in gen if len(t.split()) >= words]
-    if len(long_enough) < n:
-        raise SystemExit(f"only {len(long_enough)} demo machine texts have {words} words; lower --words or --docs")
-    return [" ".join(t.split()[:words]) for t in long_enough[:n]]
+from _demo_texts import demo_machine_texts
 
 
 def _run(attack, texts):
@@ -61,7 +53,7 @@ def main(argv=None) -> float:
     args = ap.parse_args(argv)
     if not 1 <= args.prefix < args.words:
         raise SystemExit(f"--prefix must be in [1, --words); got {args.prefix} and {args.words}")
-    texts = _texts(args.docs, args.words)
+    texts = demo_machine_texts(args.docs, args.words)
     classes = [TOBLEND] + ([QPA_TOBLEND] if args.qpa else [])
     ratio = None
     for cls in classes:
