@@ -14,8 +14,12 @@ statistics of a token depend only on the tokens before it. So, per row:
   stable tokens (one forward pass of those tokens);
 - each candidate text is tokenised in full; when its tokens start with the cached prefix, only its
   tail (typically ``hold + 1`` tokens) goes through the model, for all candidates of the row in ONE
-  forward pass on copies of the cached state, and its statistics are the prefix's followed by the
-  tail's. A candidate whose tokens do not start with the cached prefix (a merge reaching further
+  forward pass on the cached state repeated once per candidate row, and its statistics are the
+  prefix's followed by the tail's. The committed text's new stable tokens (usually the one token
+  that stopped being held back) are the common start of every tail, so :meth:`commit` only records
+  them and that same pass extends the cache: one of its rows, cut back to the stable tokens, is the
+  row's new cache (a cache that cannot be cut back, e.g. a sliding window, runs them as a pass of
+  their own first). One forward pass per model per step, not two. A candidate whose tokens do not start with the cached prefix (a merge reaching further
   back) is scored from scratch, as :class:`~.lm_stats.LMStatistics` would. The last token of a tail
   needs no forward pass (the logits before it predict it), and tails that differ only there, or
   whose inputs are the start of another's, share one row of the pass: the usual step, where the
@@ -38,7 +42,7 @@ import numpy as np
 
 from humanize._validation import Interval, validate_parameter_constraints
 
-from .lm_stats import LMStatistics, TextStatistics, _cross_stats, _own_stats
+from .lm_stats import LMStatistics, TextStatistics, _cross_stats, _moments, _own_stats
 
 __all__ = ["IncrementalStatistics", "IncrementalScorer", "DEFAULT_HOLD"]
 
@@ -52,10 +56,11 @@ class _Row:
     """One row's cached state: the stable guide token ids (BOS first when the tokenizer has one), each model's
     key/value cache over them and its logits after the last one, and the statistics of the scored ones."""
 
-    __slots__ = ("ids", "caches", "last", "stats", "text", "counts")
+    __slots__ = ("ids", "caches", "last", "stats", "text", "counts", "pending")
 
     def __init__(self):
         self.ids: list[int] = []
+        self.pending: list[int] = []  # stable tokens committed but not yet run (the next candidates' pass runs them)
         self.caches: list = []
         self.last: list = []
         self.stats = {f: np.zeros(0, dtype=np.int64 if f == "rank" else float) for f in _FIELDS}
@@ -126,7 +131,14 @@ class IncrementalStatistics:
             fresh = _Row()
             fresh.counts, fresh.text = state.counts, text
             self.rows[row] = state = fresh
-        new = stable[len(state.ids):]
+        # run by the next candidates' pass (they all start with them), or now when nothing is cached yet
+        state.pending = stable[len(state.ids):]
+        if state.pending and not state.ids:
+            self._flush(state)
+
+    def _flush(self, state: _Row) -> None:
+        """Run the row's pending stable tokens as a pass of their own."""
+        new, state.pending = state.pending, []
         if new:
             self._extend(state, new)
 
@@ -194,6 +206,30 @@ class IncrementalStatistics:
             own["expected_logprob"], own["logprob_var"] = mean, var
         return own
 
+    def _stats_at(self, preds: list, index: list[int], target: list[int]) -> dict:
+        """The statistics of tokens ``target``, each predicted by row ``index[j]`` of ``preds`` (per model: distinct
+        predicting logits, scoring model first): the same values as :meth:`_stats` of the rows ``preds[k][index]``,
+        with the whole-vocabulary reductions (log-normaliser, entropy, moments) done once per distinct row."""
+        import torch
+
+        logits = preds[0]
+        lse = torch.logsumexp(logits, dim=-1)
+        logp = logits - lse.unsqueeze(-1)
+        mean, var = _moments(logp.exp(), logp)
+        entropy = (-mean).double().cpu().numpy()
+        if len(preds) > 1:
+            mean, var = _cross_stats(preds[1].to(logits.device), logits)
+        else:
+            mean, var = mean.double().cpu().numpy(), var.double().cpu().numpy()
+        ix = torch.as_tensor(index, dtype=torch.long, device=logits.device)
+        rows = logits[ix]
+        observed = rows.gather(-1, torch.as_tensor(target, dtype=torch.long, device=logits.device).unsqueeze(-1))
+        rank = 1 + (rows > observed).sum(-1)  # ties count in the token's favour
+        pick = ix.cpu().numpy()
+        return dict(logprob=(observed.squeeze(-1) - lse[ix]).double().cpu().numpy(),
+                    rank=rank.cpu().numpy().astype(np.int64), entropy=entropy[pick], expected_logprob=mean[pick],
+                    logprob_var=var[pick])
+
     # -- candidates -------------------------------------------------------------------------
     def candidates(self, row: Hashable, texts: Sequence[str]) -> list[TextStatistics]:
         """Statistics of each of ``texts`` (each normally the row's committed text plus a candidate token)."""
@@ -204,6 +240,11 @@ class IncrementalStatistics:
         if not texts:
             return []
         ids, truncated = self._encode(texts)
+        pending = state.pending
+        target = state.ids + pending
+        if pending and not all(_croppable(c) for c in state.caches):  # they cannot ride along: their own pass first
+            self._flush(state)
+            pending, target = [], state.ids
         n = len(state.ids)
         inc = [i for i, c in enumerate(ids) if n and len(c) >= n and c[:n] == state.ids]
         full = [i for i in range(len(texts)) if i not in set(inc)]
@@ -219,37 +260,90 @@ class IncrementalStatistics:
         # the inputs to run: each tail but its last token (the logits after the cached prefix predict the
         # first); an input that is the start of another's is read off that one's row (causal attention)
         inputs = {i: tuple(tails[i][:-1]) for i in inc if len(tails[i]) > 1}
+        if pending:  # the pending tokens ride along: normally the start of every candidate's row
+            inputs[-1] = tuple(pending)
         rows: list[tuple] = []
         for seq in sorted(set(inputs.values()), key=lambda q: (-len(q), q)):
             if not any(r[:len(seq)] == seq for r in rows):
                 rows.append(seq)
-        preds: dict[int, list] = {i: [] for i in inc}
+        passes, where = [], {}  # per model: the pass's logits (rows x width x vocab); each input's row
+        carried = []  # per model: (its cache cut back to the stable tokens, the logits of the pending tokens' row)
         if rows:
             width = len(rows[0])
             x = torch.as_tensor([list(r) + [r[0]] * (width - len(r)) for r in rows], dtype=torch.long)
             where = {i: next(j for j, r in enumerate(rows) if r[:len(q)] == q) for i, q in inputs.items()}
             for k in range(len(self.models)):
-                with torch.inference_mode():
-                    logits, _ = self._forward(k, x, _fork(state.caches[k], len(rows)), n)
-                for i, q in inputs.items():
-                    preds[i].append(logits[where[i], :len(q)])
+                # the pass carries the pending tokens: the row's cache is repeated in place (it is replaced
+                # by one row of the result); otherwise it is left as it is and a copy is repeated
+                cache = state.caches[k]
+                if pending:
+                    cache.batch_repeat_interleave(len(rows))
+                else:
+                    cache = _fork(cache, len(rows))
+                try:
+                    with torch.inference_mode():
+                        logits, cache = self._forward(k, x, cache, n)
+                except BaseException:
+                    if pending:  # the cache was changed in place: forget the row's state
+                        self.rows[row] = fresh = _Row()
+                        fresh.counts, fresh.text = state.counts, state.text
+                    raise
+                passes.append(logits)
+                if pending:
+                    j = where[-1]
+                    cache.batch_select_indices(torch.as_tensor([j], dtype=torch.long, device=logits.device))
+                    cache.crop(-(cache.get_seq_length() - len(target)))  # a negative count: tokens to remove
+                    carried.append((cache, logits[j, :len(pending)]))
             self._count(state, len(self.models), sum(len(r) for r in rows) * len(self.models))
+        # the logits predicting each tail token: the cached last ones for the first, then its row's positions;
+        # candidates share them (usually all but the last token's target), so each distinct one is reduced once
+        keys: dict = {}
+        at = {i: [keys.setdefault((-1, 0) if p == 0 else (where[i], p - 1), len(keys)) for p in range(len(tails[i]))]
+              for i in inc}
+        got = {}
+        if keys:
+            preds = [torch.stack([state.last[k] if r < 0 else passes[k][r, p] for r, p in keys])
+                     for k in range(len(self.models))]
+            flat = self._stats_at(preds, [u for i in inc for u in at[i]], [t for i in inc for t in tails[i]])
+            start = 0
+            for i in inc:
+                got[i] = {f: v[start:start + len(tails[i])] for f, v in flat.items()}
+                start += len(tails[i])
         for i in inc:
-            tail = tails[i]
             stats = {f: state.stats[f] for f in _FIELDS}
-            if tail:
-                got = self._stats([torch.cat([state.last[k][None]] + preds[i][k:k + 1])
-                                   for k in range(len(self.models))], tail)
-                stats = {f: np.concatenate([stats[f], got[f]]) for f in _FIELDS}
+            if tails[i]:
+                stats = {f: np.concatenate([stats[f], got[i][f]]) for f in _FIELDS}
             out[i] = TextStatistics(token_ids=np.asarray(ids[i][1:], dtype=np.int64), truncated=truncated[i],
                                     **stats)
         for d in (state.counts, self.totals):
             d["texts"] += len(texts)
+        if pending:
+            self._carry(state, pending, carried)
         return out
+
+    def _carry(self, state: _Row, pending: list[int], carried: list) -> None:
+        """Take the pending tokens' cache and statistics from the candidates' pass (:meth:`_extend` without a pass)."""
+        import torch
+
+        preds = []
+        for k, (cache, rows) in enumerate(carried):
+            preds.append(torch.cat([state.last[k][None], rows[:-1]]))  # the logits predicting ``pending``
+            state.caches[k], state.last[k] = cache, rows[-1]
+        stats = self._stats(preds, pending)
+        for f in _FIELDS:
+            state.stats[f] = np.concatenate([state.stats[f], stats[f]])
+        state.ids, state.pending = state.ids + pending, []
 
 
 def _has_bos(lm) -> bool:
     return getattr(lm.tokenizer, "bos_token_id", None) is not None
+
+
+def _croppable(cache) -> bool:
+    """Whether a key/value cache can be cut back to its first positions and select its rows (a sliding window
+    or a recurrent state cannot)."""
+    ok = getattr(cache, "is_croppable", True)
+    return bool(ok) and callable(getattr(cache, "crop", None)) and callable(getattr(cache, "batch_select_indices", None))
 
 
 def _fork(cache, n: int):

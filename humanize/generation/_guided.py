@@ -7,10 +7,14 @@ for every live row of the batch at once, to a chooser, which picks one per row (
 which request each row decodes).
 
 The chooser sees texts: each row's answer so far with each candidate token appended, so a guide
-scores them through its text interface (``score(list of texts)``), one call per step.
-Not done yet (issue #23): when the guide is a causal-LM detector sharing the paraphraser's
-tokenizer, the shared prefix's state could be computed once per step and the candidates scored
-as one-token extensions on its KV cache instead of re-scoring whole texts.
+scores them through its text interface (``score(list of texts)``), one call per step, or
+incrementally on its own key/value cache (:mod:`humanize.detectors.lm_incremental`).
+
+``min_new_tokens`` (per request): before a row's answer has that many tokens, the stop tokens are
+not candidates (their probability is set to 0 before the top-k / top-p cut, as transformers'
+``MinNewTokensLogitsProcessor`` does with EOS). Without it a guide that scores the unfinished
+answer as more human than any continuation ends the answer after a few tokens: a truncated
+"paraphrase" that evades by dropping what the text said.
 """
 from __future__ import annotations
 
@@ -21,7 +25,7 @@ from humanize._validation import Interval, validate_parameter_constraints
 
 from .local import _Decoder, _decode_answer, _nucleus
 
-__all__ = ["GuidedDecoder", "candidate_ids", "check_chooser"]
+__all__ = ["GuidedDecoder", "candidate_ids", "check_chooser", "check_min_new_tokens"]
 
 _CONSTRAINTS = {"top_k": [Interval(Integral, 1, None)], "top_p": [Interval(Real, 0, 1, closed="right")]}
 
@@ -34,11 +38,32 @@ def check_chooser(owner: str, choose: Any, top_k: Any, top_p: Any) -> None:
     validate_parameter_constraints(owner, _CONSTRAINTS, {"top_k": top_k, "top_p": top_p})
 
 
-def candidate_ids(probs, top_k: int, top_p: float) -> list[int]:
+def check_min_new_tokens(owner: str, value: Any, n: int) -> list[int]:
+    """``min_new_tokens`` as one int >= 0 per request (an int applies to all)."""
+    values = [value] * n if isinstance(value, Integral) and not isinstance(value, bool) else value
+    try:
+        values = list(values)
+    except TypeError:
+        values = None
+    if values is None or len(values) != n or any(isinstance(v, bool) or not isinstance(v, Integral) or v < 0
+                                                 for v in values):
+        raise ValueError(f"{owner}: min_new_tokens must be an int >= 0 or one per request ({n}), "
+                         f"got {str(value)[:60]}")
+    return [int(v) for v in values]
+
+
+def candidate_ids(probs, top_k: int, top_p: float, exclude: frozenset = frozenset()) -> list[int]:
     """The candidate token ids of one step: the ``top_k`` most probable (probability descending, ties by
-    token id), cut to the smallest prefix whose renormalised mass reaches ``top_p`` (at least one)."""
+    token id), cut to the smallest prefix whose renormalised mass reaches ``top_p`` (at least one).
+    ``exclude``: token ids that are not candidates (probability 0), unless nothing else has any."""
     import torch
 
+    drop = sorted(i for i in exclude if 0 <= i < len(probs))
+    if drop:
+        kept = probs.clone()
+        kept[torch.as_tensor(drop, dtype=torch.long)] = 0
+        if float(kept.sum()) > 0:
+            probs = kept
     k = min(int(top_k), len(probs))
     vals, idx = torch.topk(probs, k)
     idx, by_id = torch.sort(idx)  # canonical order: probability descending, ties by token id
@@ -52,12 +77,14 @@ def candidate_ids(probs, top_k: int, top_p: float) -> list[int]:
 class GuidedDecoder(_Decoder):
     """:class:`~humanize.generation.local._Decoder` whose next token is the chooser's pick among the candidates.
 
-    ``counts[request]``: the number of candidates at each of the request's steps.
+    ``counts[request]``: the number of candidates at each of the request's steps. ``min_new[request]``:
+    the request's ``min_new_tokens`` (stop tokens are no candidates before).
     """
 
-    def __init__(self, lm, stop: frozenset, choose, top_k: int, top_p: float):
+    def __init__(self, lm, stop: frozenset, choose, top_k: int, top_p: float, min_new: Any = None):
         super().__init__(lm, stop, 0.0, 1.0)  # temperature 0: no generators are drawn from
         self.choose, self.top_k, self.guide_top_p = choose, top_k, top_p
+        self.min_new = list(min_new) if min_new is not None else None
         self.counts: dict = {}
         self._requests: list = []
 
@@ -82,7 +109,8 @@ class GuidedDecoder(_Decoder):
         partials, texts, ids, who = [], [], [], []
         for j, k in enumerate(active):
             r = live[k]
-            cands = candidate_ids(probs[j], self.top_k, self.guide_top_p)
+            early = self.min_new is not None and len(new[r]) < self.min_new[self._requests[r]]
+            cands = candidate_ids(probs[j], self.top_k, self.guide_top_p, self.stop if early else frozenset())
             partial = _decode_answer(tok, rows[r], new[r])
             partials.append(partial)
             texts.append([partial if c in self.stop else _decode_answer(tok, rows[r], new[r] + [c]) for c in cands])

@@ -131,7 +131,7 @@ class LocalChat(Generator):
         return self._decode(lm, reqs, decoder)
 
     def generate_guided(self, requests: Sequence[Request], choose: Any, top_k: int = 50,
-                        top_p: float = 0.99) -> tuple[list[Generation], list[list[int]]]:
+                        top_p: float = 0.99, min_new_tokens: Any = 0) -> tuple[list[Generation], list[list[int]]]:
         """Decode with a chooser picking every token (Adversarial Paraphrasing, Cheng et al. 2025).
 
         At each step the candidates of a row are the model's ``top_k`` most probable next tokens
@@ -143,17 +143,20 @@ class LocalChat(Generator):
         nothing) and ``requests[i]`` the index of the row's request in ``requests``; it returns one
         index per row into ``candidates[i]``. Nothing is sampled, so the
         output depends on the requests and the chooser only (``Request.seed`` is not used), never on
-        the batch when the chooser scores each text on its own. Returns the generations and, per
-        request, the number of candidates at each of its steps.
+        the batch when the chooser scores each text on its own. ``min_new_tokens`` (an int, or one per
+        request): before a row's answer has that many tokens its stop tokens are no candidates (a
+        guide cannot end the answer early). Returns the generations and, per request, the number of
+        candidates at each of its steps.
         """
-        from ._guided import GuidedDecoder, check_chooser
+        from ._guided import GuidedDecoder, check_chooser, check_min_new_tokens
 
         reqs = check_requests("LocalChat", requests)
         check_chooser("LocalChat.generate_guided", choose, top_k, top_p)
+        min_new = check_min_new_tokens("LocalChat.generate_guided", min_new_tokens, len(reqs))
         if not reqs:
             return [], []
         lm = self.loaded()
-        decoder = GuidedDecoder(lm, self._stop_ids(lm), choose, int(top_k), float(top_p))
+        decoder = GuidedDecoder(lm, self._stop_ids(lm), choose, int(top_k), float(top_p), min_new)
         out = self._decode(lm, reqs, decoder)
         return out, decoder.counts_for(len(reqs))
 

@@ -94,3 +94,46 @@ def test_rows_are_independent_and_checked(tiny_dirs):
     with pytest.raises(InvalidParameterError, match="hold must be"):
         IncrementalStatistics(det._scoring_lm(), hold=-1)
     assert Target(det).incremental_scorer() is not None
+
+
+@pytest.mark.parametrize("make", [lambda d: FastDetectGPT(d["a"]),
+                                  lambda d: Binoculars(observer=d["a"], performer=d["b"])],
+                         ids=["one_model", "two_models"])
+def test_one_forward_pass_per_model_per_step(tiny_dirs, make):
+    """A decode that only appends: the committed text's new stable tokens ride along in the candidates' pass,
+    so each step costs ONE pass per model (issue #23: two passes per step were the token mode's overhead)."""
+    det = make(tiny_dirs)
+    n_models = 2 if isinstance(det, Binoculars) else 1
+    scorer = det.incremental_scorer()
+    scorer.start([0])
+    words = "The cat sat on the mat and then the dog sat on the cat while numbers like 42 went by".split()
+    text, worst = "", 0.0
+    for w in words:
+        text = (text + " " + w).strip()
+        scorer.commit(0, text)
+        cands = [text + t for t in (" the", ".", " and", ",")]
+        inc = scorer.score_candidates(0, cands)
+        np.testing.assert_allclose(inc, det.score(cands), rtol=1e-4, atol=1e-6, err_msg=text)
+    counts = scorer.counts(0)
+    assert counts["rescored"] == 0
+    # the first commit runs its tokens alone (nothing cached yet), then one pass per model per step
+    assert counts["forward_passes"] == (len(words) + 1) * n_models, counts
+
+
+def test_a_cache_that_cannot_be_cut_back_runs_the_committed_tokens_alone(tiny_dirs, monkeypatch):
+    """A sliding-window or recurrent cache cannot be cut back to the stable tokens: the committed tokens then run in
+    a pass of their own before the candidates' (two passes per step), with the same scores."""
+    from humanize.detectors import lm_incremental
+
+    monkeypatch.setattr(lm_incremental, "_croppable", lambda cache: False)
+    det = FastDetectGPT(tiny_dirs["a"])
+    scorer = det.incremental_scorer()
+    scorer.start([0])
+    words = "The cat sat on the mat and then the dog".split()
+    text = ""
+    for w in words:
+        text = (text + " " + w).strip()
+        scorer.commit(0, text)
+        cands = [text + t for t in (" the", ".")]
+        np.testing.assert_allclose(scorer.score_candidates(0, cands), det.score(cands), rtol=1e-4, atol=1e-6)
+    assert scorer.counts(0)["forward_passes"] > len(words) + 1

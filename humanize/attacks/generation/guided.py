@@ -24,6 +24,11 @@ higher score is more machine-like, so the lowest score wins):
   the choice can differ from ``incremental=False`` only where two candidates' scores are that
   close; ``incremental`` is therefore part of the parameters (and the fingerprint). Any other guide
   (tfidf_lr, a classifier, a user's plug-in) is scored through its text interface.
+  ``min_length_ratio``: an answer cannot end (its stop tokens are no candidates) before it has this
+  fraction of its chunk's tokens (paraphraser tokens; 0.75 by default, 0 lets it end at any step).
+  Without it a guide that scores the unfinished answer as more human than any continuation ends the
+  answer after a few tokens (measured: 21 tokens for a 120-word text, with SmolLM2 Fast-DetectGPT
+  guiding), which evades by dropping what the text said.
 - ``mode="rerank"`` (the cheap form, as StealthRL's tables run it): ``n_candidates`` paraphrases are
   sampled per chunk (each with its own seed from the attack's seed, the document, the chunk and the
   candidate) and the one the guide scores lowest is kept. Any chat back end (local, endpoint, a
@@ -120,14 +125,15 @@ class AdversarialParaphrase(QueriesDetector, RewriteAttack):
     ``{"name": ..., **params}``, a :class:`~humanize.detectors.base.Detector` or a
     :class:`~humanize.detectors.target.Target` (queried as given); a learnable one is fit on ``train``
     (as RAFT's target, :mod:`humanize.attacks.wordsub.targets`). ``top_k``, ``top_p``: the candidate
-    tokens of a step (token mode); ``n_candidates``: paraphrases per chunk (rerank mode). ``constraints``:
+    tokens of a step (token mode); ``min_length_ratio``: the least answer length, as a fraction of the chunk's
+    tokens, before the guide may end it (token mode); ``n_candidates``: paraphrases per chunk (rerank mode). ``constraints``:
     QPA's :class:`~humanize.attacks.wordsub.text_constraints.TextConstraint` objects (or ``"qpa"``) that
     veto candidates (module docstring).
     See the module docstring for the algorithm, its cost and ``info``.
     """
 
     name = "adversarial_paraphrase"
-    version = "1"
+    version = "2"  # 2: min_length_ratio (token mode answers no longer end after a few tokens)
     _detector_param = "guide"
     _parameter_constraints = {
         "paraphraser": GENERATOR_SPEC,
@@ -142,12 +148,14 @@ class AdversarialParaphrase(QueriesDetector, RewriteAttack):
                                    name="a list of TextConstraint (QPA's: e.g. qpa_constraints(allowed_swaps=None))"),
                         Options(str, {"qpa"}), None],
         "incremental": ["boolean"],
+        "min_length_ratio": [Interval(Real, 0, 1, closed="both")],
     }
 
     def __init__(self, paraphraser: Any = DEFAULT_CHAT_LM, guide: Any = "fast_detectgpt", mode: str = "token",
                  top_k: int = 50, top_p: float = 0.99, n_candidates: int = 4, chunk_sentences: int = 3,
                  instruction: str = DEFAULT_INSTRUCTION, train: Any = None, seed: int = 0,
-                 allow_shared_model: bool = False, constraints: Any = None, incremental: bool = True):
+                 allow_shared_model: bool = False, constraints: Any = None, incremental: bool = True,
+                 min_length_ratio: float = 0.75):
         self.paraphraser = paraphraser
         self.guide = guide
         self.mode = mode
@@ -161,6 +169,7 @@ class AdversarialParaphrase(QueriesDetector, RewriteAttack):
         self.allow_shared_model = allow_shared_model
         self.constraints = constraints
         self.incremental = incremental
+        self.min_length_ratio = min_length_ratio
         self._validate()
 
     def _check(self) -> None:
@@ -289,7 +298,8 @@ class AdversarialParaphrase(QueriesDetector, RewriteAttack):
             # the first lowest: the more probable of equal scores
             return [int(np.argmin(mine)) for mine in scored(partials, candidates, rows)]
 
-        gens, counts = gen.generate_guided(reqs, choose, top_k=int(self.top_k), top_p=float(self.top_p))
+        gens, counts = gen.generate_guided(reqs, choose, top_k=int(self.top_k), top_p=float(self.top_p),
+                                           min_new_tokens=self._min_new_tokens(gen, [c for _, _, c in chunks]))
         steps: dict = {}
         answers = []
         forward = (("forward_passes", "guide_forward_passes"), ("forward_tokens", "guide_forward_tokens"),
@@ -321,6 +331,19 @@ class AdversarialParaphrase(QueriesDetector, RewriteAttack):
             info["guide_steps"] = len(mine)
             info["candidates_per_step"] = round(sum(mine) / len(mine), 3) if mine else 0.0
         return answers
+
+    def _min_new_tokens(self, gen, chunks: list[str]) -> list[int]:
+        """Per chunk: ``min_length_ratio`` of its paraphraser tokens, at most the answer's budget less one."""
+        ratio = float(self.min_length_ratio)
+        if ratio <= 0:
+            return [0] * len(chunks)
+        tok = gen.loaded().tokenizer
+        budget = int(getattr(gen, "max_new_tokens", 0) or 0)
+        out = []
+        for c in chunks:
+            n = math.ceil(ratio * len(tok(c, add_special_tokens=False)["input_ids"]))
+            out.append(max(0, min(n, budget - 1)) if budget else n)
+        return out
 
     def _rerank(self, texts: list[str], chunks: list, infos: list[dict]) -> list:
         """Rerank mode: ``n_candidates`` sampled paraphrases per chunk, the guide's lowest kept."""

@@ -120,6 +120,44 @@ def test_token_mode_avoids_the_penalised_token(tiny_chat):
     assert attack.batch([DOCS[0]])[0].text == both[0].text
 
 
+def _shortest(partials, candidates, rows):
+    """A chooser that prefers the shortest non-blank text: the unfinished answer (a stop token) when it can."""
+    return [min(range(len(row)), key=lambda j: (len(row[j]) if row[j].strip() else 1e9, j)) for row in candidates]
+
+
+def test_min_new_tokens_keeps_the_guide_from_ending_the_answer(tiny_chat):
+    reqs = [Request(chat("Paraphrase: the committee met."), 1), Request(chat("Rain."), 2),
+            Request(chat("Cats and dogs ran."), 3)]
+    free, _ = tiny_chat.generate_guided(reqs, _shortest, top_k=300, top_p=1.0)
+    assert any(g.finish_reason == "stop" and g.tokens_out < 3 for g in free)  # the guide ends an answer early
+    held, counts = tiny_chat.generate_guided(reqs, _shortest, top_k=300, top_p=1.0, min_new_tokens=3)
+    assert all(g.finish_reason == "length" or g.tokens_out > 3 for g in held)
+    # per request: [0, 3, 0] holds back the first only
+    mixed, _ = tiny_chat.generate_guided(reqs, _shortest, top_k=300, top_p=1.0, min_new_tokens=[3, 0, 0])
+    assert mixed[0] == held[0] and mixed[1:] == free[1:]
+    with pytest.raises(ValueError, match="min_new_tokens must be an int >= 0 or one per request"):
+        tiny_chat.generate_guided(reqs, _shortest, min_new_tokens=[1, 2])
+
+
+def test_min_length_ratio_is_the_least_answer_length(tiny_chat):
+    def length(texts):
+        return [float(len(t)) for t in texts]
+
+    doc = [DOCS[1]]
+    kw = dict(paraphraser=tiny_chat, mode="token", top_k=300, top_p=1.0, chunk_sentences=1)
+    free = AdversarialParaphrase(guide=_guide(length), min_length_ratio=0.0, **kw).batch(doc)[0]
+    held = AdversarialParaphrase(guide=_guide(length), **kw).batch(doc)[0]
+    budget = tiny_chat.max_new_tokens
+    assert free.info["llm_tokens_out"] < held.info["llm_tokens_out"]
+    # each chunk's answer runs to at least 0.75 of its tokens, capped by the budget less one
+    tok = tiny_chat.loaded().tokenizer
+    floors = [min(-(-3 * len(tok(c, add_special_tokens=False)["input_ids"]) // 4), budget - 1)
+              for c in ("She walked to the market and bought bread.", " Then she went home.")]
+    assert held.info["llm_tokens_out"] >= sum(floors)
+    with pytest.raises(InvalidParameterError, match="min_length_ratio"):
+        AdversarialParaphrase(guide=_guide(length), min_length_ratio=1.5, **kw)
+
+
 # -- parameters ----------------------------------------------------------------------
 def test_guide_and_paraphraser_models_are_disjoint(tiny_chat):
     same = {"name": "log_likelihood", "model": tiny_chat.model}
