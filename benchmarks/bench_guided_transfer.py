@@ -5,7 +5,8 @@ model) rewrites ``--n`` machine texts of the demo's test split four ways: not at
 ``paraphrase`` (same model, same seed), ``adversarial_paraphrase`` in rerank mode and in token mode, the
 last two once per guide (``fast_detectgpt`` on SmolLM2-135M, ``tfidf_lr`` fitted on the demo's train
 split). Every offline detector then scores them against ALL the test split's human texts (human texts
-are not attacked, so the calibration side is large: 1% FPR thresholds are not underpowered), and the
+are not attacked, so the calibration side is large: 1% FPR thresholds are not underpowered; a text the
+demo repeats counts once), and the
 library's :func:`humanize.benchmarks.evaluation.evaluate` gives AUROC and TPR at 1% and 5% FPR with 95%
 bootstrap intervals (per-domain thresholds, as the runner computes them). The guide of a row is the
 detector marked ``(guide)``. Quality: MiniLM cosine, the word-swap validity meter (WordNet classes of
@@ -63,7 +64,9 @@ def load(args):
         df["generation"] = df["generation"].map(lambda t: first_words(t, args.words))
     train = df[df["split"] == "train"]
     test = df[df["split"] == "test"]
-    humans = test[test["label"] == "human"].sort_values("id")
+    # the demo repeats some human texts (several rows per source); a repeated text is one calibration point, not
+    # several tied ones (ties leave a target FPR unreachable: "n/r" in the table)
+    humans = test[test["label"] == "human"].sort_values("id").drop_duplicates("generation")
     machines = test[test["label"] == "machine"].sort_values("id").sample(n=args.n, random_state=sampling_seed(args.seed))
     return train, humans, machines.sort_values("id"), pd
 
