@@ -5,7 +5,7 @@ most (the largest fall of the headline figure: TPR at the strictest FPR the dete
 AUROC), that change with its 95% paired bootstrap interval and the attacked figure; the meaning
 that attack kept (the strongest meaning meter the run has, :func:`.report.meaning_measure`), the
 share of its word swaps that are valid where the validity meter ran, and its compute cost
-(wall seconds per document, warm-up excluded); with defenses, the attacked figure after each.
+(wall seconds per document, warm-up excluded; a batch mean for an attack that batches); with defenses, the attacked figure after each.
 
 The note says what the figures are, which thresholds they use (per domain, or pooled over the
 domains) and, for each FPR no threshold resolves, how many human test texts it needs and the
@@ -190,7 +190,8 @@ def _note(metrics, tables, pooled, fprs, resolved, measure, quality, defenses, n
         "with its 95% paired bootstrap interval (`change_lo`, `change_hi`). " + meaning +
         ("`valid_swaps`: the share of its word swaps that WordNet calls synonyms or variants (NaN: not a word-swap "
          "attack); " if "valid_swaps" in _cols(quality) else "") +
-        "`s_per_doc`: its wall seconds per document, its warm-up (first call, model load) excluded." +
+        "`s_per_doc`: its wall seconds per document, its warm-up (first call, model load) excluded" +
+        _batch_note(tables.get("cost")) + "." +
         (" `attacked+D`: the figure under the attack with defense D on every text." if defenses else
          " No defense ran: `--defense normalize` scores every text after the normalizer too."),
     ]
@@ -207,6 +208,17 @@ def _note(metrics, tables, pooled, fprs, resolved, measure, quality, defenses, n
     if not under and not ties:
         lines.append("Every FPR of the run is resolved by this sample.")
     return "\n\n".join(lines)
+
+
+def _batch_note(cost) -> str:
+    """The attacks timed in batches (cost ``timing`` "batch mean", issue #24), said after ``s_per_doc``."""
+    if cost is None or cost.empty or "timing" not in cost:
+        return ""
+    batched = sorted(set(cost.loc[cost["timing"] == "batch mean", "attack"]))
+    if not batched:
+        return ""
+    return (f"; for {', '.join(f'`{a}`' for a in batched)} a batch mean (the documents were attacked in batches, "
+            "each batch timed as one call: its seconds divided by its documents)")
 
 
 def _cols(quality) -> set:
