@@ -163,3 +163,42 @@ def test_the_local_executor_releases_the_models_a_job_loaded_unless_the_run_stil
             assert {n for n, k in keys.items() if k in loaded_keys()} == left
     finally:
         release(list(keys.values()))
+
+
+class _Scorer:
+    """Scores by length; records each call with whether a measurement was running."""
+
+    def __init__(self):
+        self.calls = []
+
+    def score(self, texts):
+        self.calls.append((list(texts), bool(cost_meter._ACTIVE)))
+        return [float(len(t)) for t in texts]
+
+
+def test_a_detector_is_warmed_up_outside_the_timed_batch_and_each_text_gets_its_share():
+    det = _Scorer()
+    rows = jobs.score_texts(det, TEXTS)
+    assert det.calls == [([jobs.WARMUP_PROBE], False), (TEXTS, True)]
+    assert [r["score"] for r in rows] == [float(len(t)) for t in TEXTS]
+    assert len({r["wall_s"] for r in rows}) == 1 and rows[0]["warmup_s"] >= 0
+    assert [r["warmup_s"] for r in rows[1:]] == [None, None]
+    assert [r["warmup_s"] for r in jobs.score_texts(det, TEXTS[:1])] == [None]  # warmed once per process
+
+
+def test_the_run_records_each_detectors_scoring_seconds_per_text(tmp_path):
+    from humanize.benchmarks.reporting.report import build_report
+
+    cfg = RunConfig(n=16, seed=3, db=str(tmp_path / "d.sqlite"), quality=False, attacks=[AttackSpec("homoglyph")],
+                    detectors=[DetectorSpec("surface_probe"), DetectorSpec("tfidf_lr")])
+    first = run(cfg, progress=False).tables
+    table = first["detector_cost"].set_index("detector")
+    assert list(table.index) == ["surface_probe", "tfidf_lr"]
+    assert (table["texts_scored"] > 0).all() and (table["texts_cached"] == 0).all()
+    assert (table["s_per_text"] >= 0).all() and (table["warmup_s"] >= 0).all()
+    summary = build_report(first)["summary"]
+    assert (summary["score_s_per_text"] >= 0).all() and "score_s_per_text" in summary.attrs["note"]
+    again = run(cfg, progress=False).tables["detector_cost"].set_index("detector")
+    assert (again["texts_scored"] == 0).all() and (again["texts_cached"] == table["texts_scored"]).all()
+    assert again["s_per_text"].isna().all()
+    assert "detector_cost" in build_report(again.reset_index().pipe(lambda t: {**first, "detector_cost": t}))

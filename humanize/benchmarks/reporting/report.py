@@ -14,6 +14,7 @@ and the reached / underpowered flags (the same columns in Markdown, CSV and JSON
   says whether it was timed per document or is the mean of batches timed as one call), and
   per input-length bucket (TH-Bench Figures 14-15), with the documents
   each attack left unchanged (column ``unchanged``; table ``unchanged``: how many, by reason);
+* detector cost (issue #24): each detector's scoring seconds per text, warm-up excluded;
 * warnings: attack models that a detector or the perplexity meter also scores with
   (:mod:`.model_sharing`), when the run has any;
 * guided attacks (a ``guide`` column in the metrics, issue #23): which detector guided each attack, in the
@@ -258,11 +259,19 @@ def quality_table(quality: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
+#: What the report's ``detector_cost`` table is (issue #24).
+DETECTOR_COST_NOTE = (
+    "Scoring time per detector in this run: each batch of texts scored in one call, timed, its seconds shared "
+    "among its texts, the detector's warm-up (model load, first pass on a probe) and fit excluded (`warmup_s`). "
+    "`texts_cached`: scores read back from the store (not timed). Detectors that share one forward pass per text "
+    "(the metric detectors on one model) pay it in the first of them to score the text; the others read it.")
+
+
 def cost_table(cost: pd.DataFrame) -> pd.DataFrame:
     """Per attack: documents, mean wall/CPU seconds per document, docs/s, peak memory, edits per document,
     ``timing`` (``"per document"``, or ``"batch mean"`` where the attack's batches were timed as one call and
-    their seconds shared among their documents), and model / detector / guide queries and generator calls and prompt / completion tokens per document where an
-    attack made any."""
+    their seconds shared among their documents), and model / detector / guide queries and generator calls and
+    prompt / completion tokens per document where an attack made any."""
     g = cost.groupby("attack", sort=True)
     table = pd.DataFrame({
         "docs": g.size(),
@@ -405,6 +414,9 @@ def _tables(tables: dict[str, pd.DataFrame], fpr) -> dict[str, pd.DataFrame]:
                 "than TOBLEND's prompt, every rewriter answer rejected, a surrogate that already calls it human) is "
                 "not an attack that failed to fool the detector. `not recorded`: outputs cached before attacks "
                 "said why.")
+    if "detector_cost" in tables and not tables["detector_cost"].empty:
+        out["detector_cost"] = tables["detector_cost"].set_index("detector")
+        out["detector_cost"].attrs["note"] = DETECTOR_COST_NOTE
     if "warnings" in tables and not tables["warnings"].empty:
         out["warnings"] = tables["warnings"].copy()
         out["warnings"].attrs["note"] = ("Attack models that a detector or the perplexity meter also scores with: "

@@ -47,7 +47,8 @@ def pareto_front(meaning, change) -> np.ndarray:
 def scatter_points(tables: dict, metric: str = "auroc", fpr: float = 0.05) -> pd.DataFrame:
     """Rows (detector, attack) of the attacked runs: ``change`` (+ ``change_lo``/``change_hi``, paired 95%
     interval), ``clean`` value, ``meaning`` (+ ``meaning_lo``/``meaning_hi``), ``measured``, ``seconds_per_doc``,
-    ``timing`` (the cost table's: ``"batch mean"`` for an attack timed in batches) and ``pareto``. ``attrs``: ``measure`` (the meaning column and its definition), ``metric``, ``fpr``."""
+    ``timing`` (the cost table's: ``"batch mean"`` for an attack timed in batches) and ``pareto``. ``attrs``:
+    ``measure`` (the meaning column and its definition), ``metric``, ``fpr``."""
     if metric not in ("auroc", "tpr"):
         raise ValueError(f"scatter metric must be 'auroc' or 'tpr', got {metric!r}")
     m = tables["metrics"]

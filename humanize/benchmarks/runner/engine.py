@@ -10,7 +10,8 @@ One call, :func:`run`, does what ``humanize-bench run`` does:
 3. apply each configured test-time defense (:mod:`humanize.defenses`, e.g. ``normalize``)
    to every text to score: learnable detectors stay fit on the undefended train texts;
 4. score clean human, clean machine and attacked texts (and their defended versions) with
-   every detector;
+   every detector, each warmed up outside its timed batches (its scoring seconds per text: the
+   ``detector_cost`` table);
 5. measure quality (perplexity, cosine, ROUGE-L, Flesch, edit rates) per attack;
 6. apply the protocols (:func:`humanize.benchmarks.evaluation.evaluate`), per defense, and
    store the tables.
@@ -46,7 +47,11 @@ from .run_tables import (CLEAN, COST_COLUMNS, INFO_COUNTS, cost_rows, evaluate_d
 from .stages import StageWork, batch_keys, missing_batches, run_stage, run_stages
 from .store import ResultsStore, computed_attack_record, text_hash
 
-__all__ = ["CLEAN", "COST_COLUMNS", "INFO_COUNTS", "RunResult", "run", "sample_rows"]
+__all__ = ["CLEAN", "COST_COLUMNS", "DETECTOR_COST_COLUMNS", "INFO_COUNTS", "RunResult", "run", "sample_rows"]
+
+#: The columns of the run's ``detector_cost`` table (:func:`detector_cost_row`).
+DETECTOR_COST_COLUMNS = ("detector", "texts_scored", "texts_cached", "wall_s", "cpu_s", "s_per_text", "cpu_s_per_text",
+                         "warmup_s")
 
 
 @dataclass
@@ -228,7 +233,12 @@ def _detector_key(detector, train: pd.DataFrame | None) -> str:
 
 
 def _put_scores(store: ResultsStore, key: str, done: list) -> None:
-    store.put_scores(key, done)
+    store.put_scores(key, [(h, _score(r)) for h, r in done])
+
+
+def _score(result) -> float:
+    """A score as the store has it: a computed result is :func:`.jobs.score_texts`'s record, a cached one the float."""
+    return result["score"] if isinstance(result, dict) else result
 
 
 def _detector_plan(config: RunConfig, train: pd.DataFrame, targets: dict | None = None) -> list[tuple]:
@@ -251,10 +261,12 @@ def _detector_plan(config: RunConfig, train: pd.DataFrame, targets: dict | None 
 
 
 def _score_all(config: RunConfig, store: ResultsStore, executor, groups: list[dict[str, str]], train: pd.DataFrame,
-               plan: list[tuple], progress: bool, work: dict, failures: list) -> dict[str, dict[str, float]]:
+               plan: list[tuple], progress: bool, work: dict, failures: list,
+               timing: list | None = None) -> dict[str, dict[str, float]]:
     """Scores by detector, by text hash. ``groups``: the texts to score (hash -> text), the
     undefended ones first, then each defense's; each group is batched on its own, so the
-    undefended texts are scored in the same batches whether or not the run has defenses."""
+    undefended texts are scored in the same batches whether or not the run has defenses.
+    ``timing``: gets one :func:`detector_cost_row` per detector."""
     scores = {}
     every = list(dict.fromkeys(h for group in groups for h in group))
     for spec, fit_on, key, job, _ in plan:
@@ -274,8 +286,23 @@ def _score_all(config: RunConfig, store: ResultsStore, executor, groups: list[di
                           progress=progress)
         work["scored"] += len(stage.computed)
         failures.extend(stage.failures)
-        scores[spec.base_label()] = stage.results
+        scores[spec.base_label()] = {h: _score(r) for h, r in stage.results.items()}
+        if timing is not None:
+            timing.append(detector_cost_row(spec.base_label(), [stage.results[h] for h in stage.computed],
+                                            len(stage.results) - len(stage.computed)))
     return scores
+
+
+def detector_cost_row(label: str, computed: list, cached: int) -> dict:
+    """A detector's row of the run's ``detector_cost`` table: the texts it scored in this run and ``cached``,
+    its scoring seconds (wall, CPU) in all and per text, its warm-up seconds (outside those)."""
+    wall = sum(r["wall_s"] for r in computed)
+    cpu = sum(r["cpu_s"] for r in computed)
+    warm = [r["warmup_s"] for r in computed if r.get("warmup_s") is not None]
+    n = len(computed)
+    return {"detector": label, "texts_scored": n, "texts_cached": int(cached), "wall_s": wall if n else math.nan,
+            "cpu_s": cpu if n else math.nan, "s_per_text": wall / n if n else math.nan,
+            "cpu_s_per_text": cpu / n if n else math.nan, "warmup_s": sum(warm) if warm else math.nan}
 
 
 def _quality_meter(config: RunConfig):
@@ -394,7 +421,8 @@ def _run(config: RunConfig, run_id: str, rows: pd.DataFrame, store: ResultsStore
     defended = _defend(config, executor, texts, progress, failures)
     defended_by_hash = {name: {h: text_hash(t) for h, t in d.items()} for name, d in defended.items()}
     groups = [texts, *({defended_by_hash[name][h]: t for h, t in d.items()} for name, d in defended.items())]
-    scores = _score_all(config, store, executor, groups, train, plan, progress, work, failures)
+    detector_cost: list = []
+    scores = _score_all(config, store, executor, groups, train, plan, progress, work, failures, detector_cost)
 
     base = test[["id", "label", "domain", "text_hash"]].assign(attack=CLEAN, adv_source_id=test["id"])
     attacked = [
@@ -418,7 +446,8 @@ def _run(config: RunConfig, run_id: str, rows: pd.DataFrame, store: ResultsStore
     if rows.attrs.get("split_note"):  # duplicate texts in the sample (humanize._split.group_split)
         notes.append(rows.attrs["split_note"])
         warnings.warn(notes[-1], RuntimeWarning, stacklevel=3)
-    tables = {"metrics": metrics, "scores": score_table, "cost": cost}
+    tables = {"metrics": metrics, "scores": score_table, "cost": cost,
+              "detector_cost": pd.DataFrame(detector_cost, columns=DETECTOR_COST_COLUMNS)}
     if shared:
         tables["warnings"] = model_sharing.sharing_table(shared)
     if config.quality:
