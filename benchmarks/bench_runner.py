@@ -20,6 +20,13 @@ issue #13). Each run's process CPU seconds (user + system) are printed too: on a
 other work the wall time overstates the demo's, and CPU seconds / 2 cores is about the wall time the
 demo takes on an idle 2-core machine when its work keeps both cores busy (less when it does not).
 
+What the demo does for its time and memory (issue #24): the rewriting attack's documents go to its chat
+model a batch at a time (``Attack.batches``; the runner times each batch as one call and gives each
+document its share, the cost table's ``timing`` "batch mean"), and the CLI releases each attack's
+models when its job ends (``run(release_models=True)``), so Gemma and Qwen are not held beside each
+other nor through the detector stage. The detectors' own scoring seconds are in the run's
+``detector_cost`` table.
+
     python benchmarks/bench_runner.py [--n 40] [--out /tmp/bench-demo] [--skip-before]
 """
 
