@@ -381,6 +381,8 @@ class _AttackCase(_Case):
         if a.has_rate and not (isinstance(a.rate, (int, float, np.number)) and 0 <= float(a.rate) <= 1):
             raise _Failed(f"has_rate is True but rate is {a.rate!r}, not a fraction θ in [0, 1]")
         # a rate with has_rate False: the class says its rate is no fraction θ (QPA: an optional override)
+        if not isinstance(getattr(a, "batches", False), bool):
+            raise _Failed(f"batches is {a.batches!r}, not a bool (True: batch() works a batch out together)")
 
     def check_bad_input(self) -> None:
         a = self.c

@@ -201,6 +201,10 @@ class Attack(EqualByParams, ParamsMixin):
     #: (actor pools) and model-free work as plain tasks. Declared by each class; the default
     #: assumes a model, which is always correct, only slower to schedule.
     needs_model: bool = True
+    #: Whether ``batch`` works a batch out together (one model call for many documents), so that a batch
+    #: costs less than its documents one at a time: the runner then times the batch as one call and gives
+    #: each document its share (issue #24). False: ``batch`` is ``apply`` per document, timed per document.
+    batches: bool = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -275,7 +279,10 @@ class Attack(EqualByParams, ParamsMixin):
         """Attack one document and return the text with its exact edits."""
         if type(text) is not str:
             check_text(text, type(self).__name__, "apply")
-        out = self._run(text)
+        return self._result(text, self._run(text))
+
+    def _result(self, text: str, out: tuple) -> AttackResult:
+        """The result of ``text`` from what ``_run`` returned for it (``(text, edits)`` or ``(text, edits, info)``)."""
         params = (self._params_cache or self._cache())[0]
         # Built without the frozen dataclass's __init__ (a tenth of a cheap attack's cost on a short text)
         r = _new(AttackResult)
@@ -363,6 +370,8 @@ class BatchAttack(Attack):
     depending on its own document only); ``apply``, ``__call__`` and ``batch`` all go through it.
     The rewriting attacks (:mod:`humanize.attacks.generation`) and :class:`~humanize.attacks.blend.Blend` are ones.
     """
+
+    batches = True
 
     def _results(self, texts: Sequence[str]) -> list[AttackResult]:
         raise NotImplementedError(f"{type(self).__name__} must implement _results()")

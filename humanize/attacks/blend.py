@@ -99,6 +99,12 @@ class Blend(CompositeAttack, BatchAttack):
         """A blend loads a model when one of its attacks does, or to choose greedily (a detector, a meter)."""
         return self.policy == "greedy" or super().needs_model
 
+    @property
+    def batches(self) -> bool:
+        """A blend works a batch out together when one of its attacks does, or to choose greedily (one
+        detector call for every sentence of the batch)."""
+        return self.policy == "greedy" or super().batches
+
     # -- parameters -----------------------------------------------------------------
     def _validate(self) -> None:
         super()._validate()

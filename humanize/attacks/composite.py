@@ -8,7 +8,8 @@ registered name (``"homoglyph"``: built with its defaults) or a spec table (``{"
 
 Parameters follow scikit-learn's ``Pipeline``: each member is a step named after its ``name``
 (numbered ``name-1``, ``name-2`` when repeated), readable and settable as ``step`` and
-``step__param``. A composite loads a model when one of its members does, and its output version
+``step__param``. A composite loads a model (``needs_model``) and batches (``batches``) when one of its
+members does, and its output version
 is its members' versions, so a cached output is never reused after a member's outputs change.
 """
 
@@ -92,6 +93,11 @@ class CompositeAttack(Attack):
     def needs_model(self) -> bool:
         """A composite loads a model when one of its members does."""
         return any(getattr(a, "needs_model", True) for a in self.steps())
+
+    @property
+    def batches(self) -> bool:
+        """A composite works a batch out together when one of its members does (issue #24)."""
+        return any(getattr(a, "batches", False) for a in self.steps())
 
     @property
     def version(self) -> str:

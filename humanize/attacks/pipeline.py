@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence, Union
 
-from humanize._validation import SequenceOf, check_text
+from humanize._validation import SequenceOf, check_text, check_texts
 
 from .base import Attack, AttackResult, Edit, apply_edits
 from .composite import CompositeAttack
@@ -91,6 +91,24 @@ class Pipeline(CompositeAttack):
             for k, v in r.info.items():
                 info[f"{a.name}.{k}"] = v
         return current, edits, info
+
+    def batch(self, texts: Sequence[str]) -> list[AttackResult]:
+        """Attack many documents; when a step batches (:attr:`batches`), each step runs once on the whole
+        batch's current texts (a rewriting step then makes one model call for all), with the outputs
+        :meth:`apply` gives one document at a time."""
+        if not self.batches:
+            return super().batch(texts)
+        texts = check_texts(texts, "Pipeline", "batch")
+        current = list(texts)
+        edits: list[list[Edit]] = [[] for _ in texts]
+        infos: list[dict] = [{} for _ in texts]
+        for a in self.steps():
+            for d, r in enumerate(a.batch(current)):
+                edits[d] = compose_edits(texts[d], edits[d], r.edits) if edits[d] else list(r.edits)
+                current[d] = r.text
+                for k, v in r.info.items():
+                    infos[d][f"{a.name}.{k}"] = v
+        return [self._result(t, out) for t, out in zip(texts, zip(current, edits, infos))]
 
     def __call__(self, text: str) -> str:
         check_text(text, "Pipeline", "__call__")

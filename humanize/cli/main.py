@@ -123,7 +123,8 @@ def _cmd_run(args) -> int:
     _quiet_model_loading()
     try:
         cfg = _config_from_args(args)
-        result = run(cfg, progress=not args.quiet)
+        # a CLI process runs once: an attack's models are released when its job ends (issue #24)
+        result = run(cfg, progress=not args.quiet, release_models=True)
     except _expected_errors() as err:
         print(f"humanize-bench run: {_one_line(err)}", file=sys.stderr)
         return 2
@@ -208,7 +209,8 @@ def _cmd_demo(args) -> int:
         cfg.defenses = [DefenseSpec(n, p) for n, p in map(_parse_spec, args.defense)]
     print(_demo_banner(cfg, args.n))
     try:
-        result = run(cfg, progress=not args.quiet)
+        # a CLI process runs once: an attack's models are released when its job ends (issue #24)
+        result = run(cfg, progress=not args.quiet, release_models=True)
     except _expected_errors() as err:
         print(f"humanize-bench demo: {_one_line(err)}", file=sys.stderr)
         return 2

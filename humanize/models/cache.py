@@ -11,7 +11,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, Hashable
 
-__all__ = ["cache_dir", "get_or_load", "loaded_models", "clear_loaded"]
+__all__ = ["cache_dir", "get_or_load", "loaded_models", "loaded_keys", "release", "clear_loaded"]
 
 _INSTANCES: dict[Hashable, Any] = {}
 _LOCKS: dict[Hashable, threading.Lock] = {}
@@ -53,6 +53,21 @@ def get_or_load(key: Hashable, loader: Callable[[], Any]) -> Any:
 def loaded_models() -> list[Any]:
     """The instances loaded so far in this process."""
     return list(_INSTANCES.values())
+
+
+def loaded_keys() -> list[Hashable]:
+    """The cache keys of the instances loaded so far in this process."""
+    return list(_INSTANCES)
+
+
+def release(keys) -> list[Any]:
+    """Forget the instances of ``keys`` (memory is freed once callers drop theirs; a later load loads again).
+    Returns the instances forgotten."""
+    with _GLOBAL_LOCK:
+        out = [_INSTANCES.pop(k) for k in list(keys) if k in _INSTANCES]
+        for k in keys:
+            _LOCKS.pop(k, None)
+    return out
 
 
 def clear_loaded() -> None:

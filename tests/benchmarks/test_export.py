@@ -65,7 +65,7 @@ def test_every_table_round_trips(stored, tmp_path, format):
     db, run_id, tables, docs = stored
     paths = export_run(db, tmp_path, run_id=run_id, format=format)
     names = {p.name.split(".")[0]: p for p in paths}
-    assert set(names) == {"metrics", "scores", "cost", "quality", "reliance", "documents"}
+    assert set(names) == {"metrics", "scores", "cost", "detector_cost", "quality", "reliance", "documents"}
     assert all(p.suffix == "." + format and p.parent == tmp_path for p in paths)
     for name, table in tables.items():
         _same(_read(names[name], format), table)

@@ -16,8 +16,9 @@ from humanize.benchmarks.runner.executors import Executor, LocalExecutor, get_ex
 from humanize.benchmarks.runner import run, sample_rows
 from humanize.benchmarks.runner.stages import missing_batches, run_stage
 
-#: Columns measured afresh on every run (time, memory) or saying so: not part of the results.
-MEASURED = ["wall_s", "cpu_s", "warmup_s", "peak_rss_mb", "peak_gpu_mb", "cost_source", "machine"]
+#: Columns measured afresh on every run (time, memory, what this call computed) or saying so: not part of the results.
+MEASURED = ["wall_s", "cpu_s", "warmup_s", "peak_rss_mb", "peak_gpu_mb", "cost_source", "machine", "s_per_text",
+            "cpu_s_per_text", "texts_scored", "texts_cached"]
 
 
 def _config(db, **kw):

@@ -1,6 +1,6 @@
 """Export a stored run as files that pandas, DuckDB or Spark read directly (issue #13).
 
-Every result table of the run (``metrics``, ``scores``, ``cost``, ``quality`` and,
+Every result table of the run (``metrics``, ``scores``, ``cost``, ``detector_cost``, ``quality`` and,
 when present, tables added later such as ``reliance`` or ``failures``) plus
 ``documents``: one row per scored document with its original, the attacked text,
 the attack's exact edits over the original and one ``score_<detector>`` column

@@ -10,9 +10,11 @@ and the reached / underpowered flags (the same columns in Markdown, CSV and JSON
 * AUROC per attack x detector (TH-Bench Table 1);
 * attack success rate per attack x detector at each FPR;
 * quality per attack (TH-Bench Table 2);
-* cost per attack (wall time without the one-off warm-up, which is its own column ``warmup_s``), and
+* cost per attack (wall time without the one-off warm-up, which is its own column ``warmup_s``; ``timing``
+  says whether it was timed per document or is the mean of batches timed as one call), and
   per input-length bucket (TH-Bench Figures 14-15), with the documents
   each attack left unchanged (column ``unchanged``; table ``unchanged``: how many, by reason);
+* detector cost (issue #24): each detector's scoring seconds per text, warm-up excluded;
 * warnings: attack models that a detector or the perplexity meter also scores with
   (:mod:`.model_sharing`), when the run has any;
 * guided attacks (a ``guide`` column in the metrics, issue #23): which detector guided each attack, in the
@@ -257,10 +259,19 @@ def quality_table(quality: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
+#: What the report's ``detector_cost`` table is (issue #24).
+DETECTOR_COST_NOTE = (
+    "Scoring time per detector in this run: each batch of texts scored in one call, timed, its seconds shared "
+    "among its texts, the detector's warm-up (model load, first pass on a probe) and fit excluded (`warmup_s`). "
+    "`texts_cached`: scores read back from the store (not timed). Detectors that share one forward pass per text "
+    "(the metric detectors on one model) pay it in the first of them to score the text; the others read it.")
+
+
 def cost_table(cost: pd.DataFrame) -> pd.DataFrame:
     """Per attack: documents, mean wall/CPU seconds per document, docs/s, peak memory, edits per document,
-    and model / detector / guide queries and generator calls and prompt / completion tokens per document where an
-    attack made any."""
+    ``timing`` (``"per document"``, or ``"batch mean"`` where the attack's batches were timed as one call and
+    their seconds shared among their documents), and model / detector / guide queries and generator calls and
+    prompt / completion tokens per document where an attack made any."""
     g = cost.groupby("attack", sort=True)
     table = pd.DataFrame({
         "docs": g.size(),
@@ -273,6 +284,8 @@ def cost_table(cost: pd.DataFrame) -> pd.DataFrame:
     })
     if "warmup_s" in cost.columns:  # one-off warm-up seconds, measured outside wall_s (runner.jobs.warm_up)
         table["warmup_s"] = g["warmup_s"].apply(lambda v: pd.to_numeric(v, errors="coerce").sum(min_count=1))
+    if "timing" in cost.columns:  # "batch mean": the batch timed as one call, its seconds shared (issue #24)
+        table["timing"] = g["timing"].apply(lambda v: ", ".join(sorted(set(v.dropna()))) or None)
     if "unchanged" in cost.columns:  # documents the attack gave back as they were (the reasons: unchanged_table)
         table["unchanged"] = g["unchanged"].apply(lambda v: int(v.notna().sum()))
     for col, name in (("queries", "queries_per_doc"), ("detector_queries", "detector_queries_per_doc"),
@@ -295,7 +308,8 @@ def unchanged_table(cost: pd.DataFrame) -> pd.DataFrame:
 def cost_by_length(cost: pd.DataFrame, length_column: str | None = None) -> pd.DataFrame:
     """Mean wall time per document per input-length bucket (TH-Bench: 100, 200, ..., 1000 tokens), per attack.
 
-    Lengths are the GPT-2 token counts the cost meter recorded (``tokens_in``), else words.
+    Lengths are the GPT-2 token counts the cost meter recorded (``tokens_in``), else words. ``timing``: an
+    attack timed in batches (``"batch mean"``) gives every document of a batch the batch's mean, whatever its length.
     """
     if length_column is None:
         length_column = "tokens_in" if cost.get("tokens_in") is not None and cost["tokens_in"].notna().any() \
@@ -307,6 +321,9 @@ def cost_by_length(cost: pd.DataFrame, length_column: str | None = None) -> pd.D
     t = cost.assign(bucket=bucket).groupby(["attack", "bucket"], observed=True)["wall_s"].agg(["mean", "size"])
     t = t.rename(columns={"mean": "wall_s_per_doc", "size": "docs"}).reset_index()
     t.insert(2, "wall_ms_per_doc", t.pop("wall_s_per_doc") * 1e3)
+    if "timing" in cost.columns:  # a batch mean is the same for every length in its batch: said beside it
+        timing = cost.groupby("attack")["timing"].apply(lambda v: ", ".join(sorted(set(v.dropna()))) or None)
+        t["timing"] = t["attack"].map(timing)
     t.attrs["length"] = length_column
     return t
 
@@ -397,6 +414,9 @@ def _tables(tables: dict[str, pd.DataFrame], fpr) -> dict[str, pd.DataFrame]:
                 "than TOBLEND's prompt, every rewriter answer rejected, a surrogate that already calls it human) is "
                 "not an attack that failed to fool the detector. `not recorded`: outputs cached before attacks "
                 "said why.")
+    if "detector_cost" in tables and not tables["detector_cost"].empty:
+        out["detector_cost"] = tables["detector_cost"].set_index("detector")
+        out["detector_cost"].attrs["note"] = DETECTOR_COST_NOTE
     if "warnings" in tables and not tables["warnings"].empty:
         out["warnings"] = tables["warnings"].copy()
         out["warnings"].attrs["note"] = ("Attack models that a detector or the perplexity meter also scores with: "

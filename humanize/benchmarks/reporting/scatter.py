@@ -46,8 +46,9 @@ def pareto_front(meaning, change) -> np.ndarray:
 
 def scatter_points(tables: dict, metric: str = "auroc", fpr: float = 0.05) -> pd.DataFrame:
     """Rows (detector, attack) of the attacked runs: ``change`` (+ ``change_lo``/``change_hi``, paired 95%
-    interval), ``clean`` value, ``meaning`` (+ ``meaning_lo``/``meaning_hi``), ``measured``, ``seconds_per_doc``
-    and ``pareto``. ``attrs``: ``measure`` (the meaning column and its definition), ``metric``, ``fpr``."""
+    interval), ``clean`` value, ``meaning`` (+ ``meaning_lo``/``meaning_hi``), ``measured``, ``seconds_per_doc``,
+    ``timing`` (the cost table's: ``"batch mean"`` for an attack timed in batches) and ``pareto``. ``attrs``:
+    ``measure`` (the meaning column and its definition), ``metric``, ``fpr``."""
     if metric not in ("auroc", "tpr"):
         raise ValueError(f"scatter metric must be 'auroc' or 'tpr', got {metric!r}")
     m = tables["metrics"]
@@ -60,6 +61,9 @@ def scatter_points(tables: dict, metric: str = "auroc", fpr: float = 0.05) -> pd
     cost = tables.get("cost")
     meaning = meaning_by_attack(tables.get("quality"), n_boot, confidence, cost=cost)
     seconds = cost.groupby("attack")["wall_s"].mean() if cost is not None and "wall_s" in cost else pd.Series()
+    # "batch mean": an attack timed in batches (issue #24), its seconds per document a share of its batches'
+    timing = cost.groupby("attack")["timing"].apply(lambda v: ", ".join(sorted(set(v.dropna()))) or None) \
+        if cost is not None and "timing" in cost else pd.Series(dtype=object)
     rows = []
     for attack in parts["change"].index:
         if attack == CLEAN:
@@ -73,9 +77,10 @@ def scatter_points(tables: dict, metric: str = "auroc", fpr: float = 0.05) -> pd
                          "meaning_lo": math.nan if mean is None else float(mean["lo"]),
                          "meaning_hi": math.nan if mean is None else float(mean["hi"]),
                          "measured": True if mean is None else bool(mean["measured"]),
-                         "seconds_per_doc": float(seconds.get(attack, math.nan))})
+                         "seconds_per_doc": float(seconds.get(attack, math.nan)),
+                         "timing": timing.get(attack)})
     out = pd.DataFrame(rows, columns=["detector", "attack", "change", "change_lo", "change_hi", "clean", "meaning",
-                                      "meaning_lo", "meaning_hi", "measured", "seconds_per_doc"])
+                                      "meaning_lo", "meaning_hi", "measured", "seconds_per_doc", "timing"])
     out["pareto"] = False
     for det, g in out.groupby("detector"):
         usable = g["measured"].to_numpy()
@@ -208,7 +213,11 @@ def scatter_caption(points: pd.DataFrame) -> str:
     blind = sorted(set(points.loc[~points["measured"], "attack"]))
     hollow = (f" Hollow markers ({', '.join(blind)}): the meter reads no loss on texts the attack changed, so "
               "their meaning is not measured and they are kept off the front." if blind else "")
+    batched = sorted(set(points.loc[points["timing"].fillna("").str.contains("batch mean"), "attack"])) \
+        if "timing" in points else []
+    batch = (f" The seconds of {', '.join(batched)} are batch means (each batch timed as one call, its seconds "
+             "divided by its documents)." if batched else "")
     return (f"Change in {axis_label(metric, fpr or 0.05)} versus clean (y; paired 95% bootstrap interval) against "
             f"{meaning} (x; 95% bootstrap interval over documents), one panel per detector; colour: wall seconds "
             "per attacked document, log scale; red line: the attacker's Pareto front (no other attack keeps more "
-            "meaning and lowers the figure more); numbers: the attacks listed under the panels." + hollow)
+            "meaning and lowers the figure more); numbers: the attacks listed under the panels." + hollow + batch)

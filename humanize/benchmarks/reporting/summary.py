@@ -5,7 +5,8 @@ most (the largest fall of the headline figure: TPR at the strictest FPR the dete
 AUROC), that change with its 95% paired bootstrap interval and the attacked figure; the meaning
 that attack kept (the strongest meaning meter the run has, :func:`.report.meaning_measure`), the
 share of its word swaps that are valid where the validity meter ran, and its compute cost
-(wall seconds per document, warm-up excluded); with defenses, the attacked figure after each.
+(wall seconds per document, warm-up excluded; a batch mean for an attack that batches); the detector's own
+scoring seconds per text; with defenses, the attacked figure after each.
 
 The note says what the figures are, which thresholds they use (per domain, or pooled over the
 domains) and, for each FPR no threshold resolves, how many human test texts it needs and the
@@ -108,6 +109,13 @@ def _valid_shares(quality: pd.DataFrame | None) -> dict:
     return {} if table is None else table["valid_share"].astype(float).to_dict()
 
 
+def _scoring_seconds(table: pd.DataFrame | None) -> dict | None:
+    """Each detector's scoring seconds per text in the run (its ``detector_cost`` row); None: no such table."""
+    if table is None or table.empty or "s_per_text" not in table:
+        return None
+    return dict(zip(table["detector"], pd.to_numeric(table["s_per_text"], errors="coerce")))
+
+
 def _seconds(cost: pd.DataFrame | None) -> dict:
     if cost is None or cost.empty or "wall_s" not in cost:
         return {}
@@ -128,6 +136,7 @@ def summary_table(tables: dict[str, pd.DataFrame], *, n: int | None = None) -> p
     measure, meaning = _meaning(quality)
     valid = _valid_shares(quality)
     seconds = _seconds(cost)
+    scoring = _scoring_seconds(tables.get("detector_cost"))
     defenses = sorted(set(metrics["defense"].dropna()) - {CLEAN}) if "defense" in metrics else []
     out = []
     for det in sorted(set(metrics["detector"])):
@@ -156,6 +165,8 @@ def summary_table(tables: dict[str, pd.DataFrame], *, n: int | None = None) -> p
         if valid:
             row["valid_swaps"] = float(valid.get(attack, math.nan)) if attack else math.nan
         row["s_per_doc"] = float(seconds.get(attack, math.nan)) if attack else math.nan
+        if scoring is not None:
+            row["score_s_per_text"] = float(scoring.get(det, math.nan))
         for d in defenses:
             rows = _rows(metrics, "auroc" if headline == "auroc" else "tpr",
                          None if headline == "auroc" else float(headline.rsplit("_", 1)[1]), defense=d)
@@ -190,7 +201,11 @@ def _note(metrics, tables, pooled, fprs, resolved, measure, quality, defenses, n
         "with its 95% paired bootstrap interval (`change_lo`, `change_hi`). " + meaning +
         ("`valid_swaps`: the share of its word swaps that WordNet calls synonyms or variants (NaN: not a word-swap "
          "attack); " if "valid_swaps" in _cols(quality) else "") +
-        "`s_per_doc`: its wall seconds per document, its warm-up (first call, model load) excluded." +
+        "`s_per_doc`: its wall seconds per document, its warm-up (first call, model load) excluded" +
+        _batch_note(tables.get("cost")) + "." +
+        (" `score_s_per_text`: the detector's own scoring seconds per text in this run (warm-up excluded; NaN "
+         "when every score was cached; a forward pass shared by detectors on one model is paid by the first)."
+         if _scoring_seconds(tables.get("detector_cost")) is not None else "") +
         (" `attacked+D`: the figure under the attack with defense D on every text." if defenses else
          " No defense ran: `--defense normalize` scores every text after the normalizer too."),
     ]
@@ -207,6 +222,17 @@ def _note(metrics, tables, pooled, fprs, resolved, measure, quality, defenses, n
     if not under and not ties:
         lines.append("Every FPR of the run is resolved by this sample.")
     return "\n\n".join(lines)
+
+
+def _batch_note(cost) -> str:
+    """The attacks timed in batches (cost ``timing`` "batch mean", issue #24), said after ``s_per_doc``."""
+    if cost is None or cost.empty or "timing" not in cost:
+        return ""
+    batched = sorted(set(cost.loc[cost["timing"] == "batch mean", "attack"]))
+    if not batched:
+        return ""
+    return (f"; for {', '.join(f'`{a}`' for a in batched)} a batch mean (the documents were attacked in batches, "
+            "each batch timed as one call: its seconds divided by its documents)")
 
 
 def _cols(quality) -> set:

@@ -10,7 +10,8 @@ One call, :func:`run`, does what ``humanize-bench run`` does:
 3. apply each configured test-time defense (:mod:`humanize.defenses`, e.g. ``normalize``)
    to every text to score: learnable detectors stay fit on the undefended train texts;
 4. score clean human, clean machine and attacked texts (and their defended versions) with
-   every detector;
+   every detector, each warmed up outside its timed batches (its scoring seconds per text: the
+   ``detector_cost`` table);
 5. measure quality (perplexity, cosine, ROUGE-L, Flesch, edit rates) per attack;
 6. apply the protocols (:func:`humanize.benchmarks.evaluation.evaluate`), per defense, and
    store the tables.
@@ -42,11 +43,15 @@ from ..data import load_dataset
 from ..data.split import group_split
 from .executors import Failure, get_executor
 from .run_tables import (CLEAN, COST_COLUMNS, INFO_COUNTS, cost_rows, evaluate_defenses, failure_rows,
-                         mixed_machines, score_rows, unchanged_reason)
+                         mixed_machines, score_rows, timing_label, unchanged_reason)
 from .stages import StageWork, batch_keys, missing_batches, run_stage, run_stages
 from .store import ResultsStore, computed_attack_record, text_hash
 
-__all__ = ["CLEAN", "COST_COLUMNS", "INFO_COUNTS", "RunResult", "run", "sample_rows"]
+__all__ = ["CLEAN", "COST_COLUMNS", "DETECTOR_COST_COLUMNS", "INFO_COUNTS", "RunResult", "run", "sample_rows"]
+
+#: The columns of the run's ``detector_cost`` table (:func:`detector_cost_row`).
+DETECTOR_COST_COLUMNS = ("detector", "texts_scored", "texts_cached", "wall_s", "cpu_s", "s_per_text", "cpu_s_per_text",
+                         "warmup_s")
 
 
 @dataclass
@@ -144,16 +149,28 @@ def _attack_plan(config: RunConfig, targets: dict | None = None) -> list[tuple]:
     return plan
 
 
+def _keep_models(plan: list, others: list) -> list[frozenset]:
+    """Per attack of ``plan``: the keys (:func:`.model_sharing.model_key`) of the models the run's other
+    components name (the other attacks, and ``others``: the detectors, targets and quality meter), which
+    the local executor keeps loaded when the attack's job ends; the attack's own other models are released."""
+    named = [{key for _, key, _ in model_sharing._safe_models(c)} for c in others]
+    common = frozenset().union(*named)
+    own = [{key for _, key, _ in model_sharing._safe_models(attack)} for _, _, attack, _ in plan]
+    return [frozenset(common.union(*(o for j, o in enumerate(own) if j != i))) for i in range(len(plan))]
+
+
 def _run_attacks(config: RunConfig, store: ResultsStore, executor, machine: pd.DataFrame, plan: list,
-                 progress: bool, work: dict, failures: list):
+                 progress: bool, work: dict, failures: list, keep: list | None = None):
     """Attack outputs per attack label: DataFrame (id, input_hash, text, text_hash, costs...); a
-    document whose attack failed is left out (and reported in ``failures``)."""
+    document whose attack failed is left out (and reported in ``failures``). ``keep``: per attack of
+    ``plan``, the models to keep loaded when its job ends (:func:`_keep_models`; None: every model stays)."""
     outputs = {}
     texts = dict(zip(machine["text_hash"], machine["generation"]))
     work_items = []
-    for spec, label, attack, key in plan:
+    for i, (spec, label, attack, key) in enumerate(plan):
         have = store.attack_outputs(key, list(texts))
-        job = jobs.attack_job(label, attack, config.job_resources(label, jobs.attack_kind(attack)), store_key=key)
+        job = jobs.attack_job(label, attack, config.job_resources(label, jobs.attack_kind(attack)), store_key=key,
+                              keep_models=None if keep is None else keep[i])
         work_items.append(StageWork(job, missing_batches(texts, have, config.batch_size),
                                     put=partial(_put_attack_outputs, store, key), results=have))
     # every attack and θ at once: an executor with workers keeps them busy across the jobs
@@ -182,6 +199,9 @@ def _attack_frame(machine: pd.DataFrame, spec, label: str, attack, key: str, sta
                "original": done["generation"].to_numpy(), "text": texts, "text_hash": [text_hash(t) for t in texts]}
     columns.update({col: [r.get(col) for r in rows] for col in COST_COLUMNS})
     columns["cost_source"] = ["measured" if h in measured else "cached" for h in hashes]
+    # how wall_s and cpu_s were timed: the document alone, or its share of a batch timed as one call (jobs.attack_texts)
+    columns["batch_docs"] = [int(i.get(jobs.TIMED_BATCH) or 1) for i in infos]
+    columns["timing"] = [timing_label(b) for b in columns["batch_docs"]]
     columns["machine"] = [r.get("machine") for r in rows]
     columns["n_edits"] = [r["n_edits"] for r in rows]
     # texts a detector-guided attack sent to its target/surrogate (RAFT, HMGC), 0 for the others
@@ -213,7 +233,12 @@ def _detector_key(detector, train: pd.DataFrame | None) -> str:
 
 
 def _put_scores(store: ResultsStore, key: str, done: list) -> None:
-    store.put_scores(key, done)
+    store.put_scores(key, [(h, _score(r)) for h, r in done])
+
+
+def _score(result) -> float:
+    """A score as the store has it: a computed result is :func:`.jobs.score_texts`'s record, a cached one the float."""
+    return result["score"] if isinstance(result, dict) else result
 
 
 def _detector_plan(config: RunConfig, train: pd.DataFrame, targets: dict | None = None) -> list[tuple]:
@@ -236,10 +261,12 @@ def _detector_plan(config: RunConfig, train: pd.DataFrame, targets: dict | None 
 
 
 def _score_all(config: RunConfig, store: ResultsStore, executor, groups: list[dict[str, str]], train: pd.DataFrame,
-               plan: list[tuple], progress: bool, work: dict, failures: list) -> dict[str, dict[str, float]]:
+               plan: list[tuple], progress: bool, work: dict, failures: list,
+               timing: list | None = None) -> dict[str, dict[str, float]]:
     """Scores by detector, by text hash. ``groups``: the texts to score (hash -> text), the
     undefended ones first, then each defense's; each group is batched on its own, so the
-    undefended texts are scored in the same batches whether or not the run has defenses."""
+    undefended texts are scored in the same batches whether or not the run has defenses.
+    ``timing``: gets one :func:`detector_cost_row` per detector."""
     scores = {}
     every = list(dict.fromkeys(h for group in groups for h in group))
     for spec, fit_on, key, job, _ in plan:
@@ -259,8 +286,23 @@ def _score_all(config: RunConfig, store: ResultsStore, executor, groups: list[di
                           progress=progress)
         work["scored"] += len(stage.computed)
         failures.extend(stage.failures)
-        scores[spec.base_label()] = stage.results
+        scores[spec.base_label()] = {h: _score(r) for h, r in stage.results.items()}
+        if timing is not None:
+            timing.append(detector_cost_row(spec.base_label(), [stage.results[h] for h in stage.computed],
+                                            len(stage.results) - len(stage.computed)))
     return scores
+
+
+def detector_cost_row(label: str, computed: list, cached: int) -> dict:
+    """A detector's row of the run's ``detector_cost`` table: the texts it scored in this run and ``cached``,
+    its scoring seconds (wall, CPU) in all and per text, its warm-up seconds (outside those)."""
+    wall = sum(r["wall_s"] for r in computed)
+    cpu = sum(r["cpu_s"] for r in computed)
+    warm = [r["warmup_s"] for r in computed if r.get("warmup_s") is not None]
+    n = len(computed)
+    return {"detector": label, "texts_scored": n, "texts_cached": int(cached), "wall_s": wall if n else math.nan,
+            "cpu_s": cpu if n else math.nan, "s_per_text": wall / n if n else math.nan,
+            "cpu_s_per_text": cpu / n if n else math.nan, "warmup_s": sum(warm) if warm else math.nan}
 
 
 def _quality_meter(config: RunConfig):
@@ -320,12 +362,15 @@ def _defend(config: RunConfig, executor, texts: dict[str, str], progress: bool, 
     return {spec.name: stage.results for spec, stage in zip(config.defenses, stages)}
 
 
-def run(config: RunConfig, *, progress: bool = True, executor=None) -> RunResult:
+def run(config: RunConfig, *, progress: bool = True, executor=None, release_models: bool = False) -> RunResult:
     """Run a benchmark configuration; see the module docstring for the steps.
 
     ``executor``: an :class:`~humanize.benchmarks.runner.executors.Executor` to carry out the work
     (default: the configuration's, built with :func:`~humanize.benchmarks.runner.executors.get_executor`
-    and closed at the end).
+    and closed at the end). ``release_models``: when an attack's job ends, the local executor releases
+    the models it loaded that no other attack, detector or meter of the run names (issue #24: the demo's
+    Gemma and Qwen are not held through the detector stage; the CLI sets it). Off by default: a process
+    that runs again (a test session, a notebook) keeps each model loaded once.
     """
     config.validate()
     run_id = hashlib.blake2b(config.key().encode(), digest_size=8).hexdigest()
@@ -341,14 +386,14 @@ def run(config: RunConfig, *, progress: bool = True, executor=None) -> RunResult
         executor = get_executor(config.executor, address=config.ray_address, max_retries=config.max_retries)
     try:
         with ResultsStore(config.db) as store, store.commit_every(1.0):
-            return _run(config, run_id, rows, store, executor, progress)
+            return _run(config, run_id, rows, store, executor, progress, release_models)
     finally:
         if own:
             executor.close()
 
 
 def _run(config: RunConfig, run_id: str, rows: pd.DataFrame, store: ResultsStore, executor,
-         progress: bool) -> RunResult:
+         progress: bool, release_models: bool = False) -> RunResult:
     work = {"attacked": 0, "scored": 0, "quality": 0, "fitted": 0}
     failures: list = []
     test, train = rows[rows["split"] == "test"], rows[rows["split"] == "train"]
@@ -356,8 +401,9 @@ def _run(config: RunConfig, run_id: str, rows: pd.DataFrame, store: ResultsStore
     targets = _run_targets(config, train)
     attack_plan = _attack_plan(config, targets)
     plan = _detector_plan(config, train, targets)
+    meter = _quality_meter(config) if config.quality else None
     manifest = build_manifest(config, run_id, rows, attack_plan, [(spec, det, key) for spec, _, key, _, det in plan],
-                              _quality_meter(config) if config.quality else None)
+                              meter)
     store.start_run(run_id, {**config.to_dict(), "manifest": manifest})
     # attack models that a detector or the perplexity meter also scores with (issue #19 §4): said first
     shared = model_sharing.shared_models(*model_sharing.run_components(config))
@@ -366,14 +412,17 @@ def _run(config: RunConfig, run_id: str, rows: pd.DataFrame, store: ResultsStore
     if plan and callable(getattr(executor, "warm", None)):
         # a cluster may start the first detector's workers while the last attack tasks run
         executor.warm(plan[0][3])
-    outputs = _run_attacks(config, store, executor, machine, attack_plan, progress, work, failures)
+    keep = _keep_models(attack_plan, [det for *_, det in plan] + list(targets.values())
+                        + ([meter] if meter is not None else [])) if release_models else None
+    outputs = _run_attacks(config, store, executor, machine, attack_plan, progress, work, failures, keep)
     texts = dict(zip(test["text_hash"], test["generation"]))
     for frame in outputs.values():
         texts.update(zip(frame["text_hash"], frame["text"]))
     defended = _defend(config, executor, texts, progress, failures)
     defended_by_hash = {name: {h: text_hash(t) for h, t in d.items()} for name, d in defended.items()}
     groups = [texts, *({defended_by_hash[name][h]: t for h, t in d.items()} for name, d in defended.items())]
-    scores = _score_all(config, store, executor, groups, train, plan, progress, work, failures)
+    detector_cost: list = []
+    scores = _score_all(config, store, executor, groups, train, plan, progress, work, failures, detector_cost)
 
     base = test[["id", "label", "domain", "text_hash"]].assign(attack=CLEAN, adv_source_id=test["id"])
     attacked = [
@@ -397,7 +446,8 @@ def _run(config: RunConfig, run_id: str, rows: pd.DataFrame, store: ResultsStore
     if rows.attrs.get("split_note"):  # duplicate texts in the sample (humanize._split.group_split)
         notes.append(rows.attrs["split_note"])
         warnings.warn(notes[-1], RuntimeWarning, stacklevel=3)
-    tables = {"metrics": metrics, "scores": score_table, "cost": cost}
+    tables = {"metrics": metrics, "scores": score_table, "cost": cost,
+              "detector_cost": pd.DataFrame(detector_cost, columns=DETECTOR_COST_COLUMNS)}
     if shared:
         tables["warnings"] = model_sharing.sharing_table(shared)
     if config.quality:

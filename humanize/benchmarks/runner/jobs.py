@@ -9,7 +9,8 @@ executor can ship them and build the state where the work runs, once per worker:
   entry point to run it); each document attacked under :class:`humanize.cost.CostMeter`
   (TH-Bench §4.3), one store row per document;
 - detectors: the configured detector object and, when learnable, FIT on the run's clean train
-  texts (deterministic: every worker fits the same model); a batch is scored in one call;
+  texts (deterministic: every worker fits the same model); warmed up on a probe outside the timed
+  block, then a batch is scored in one timed call (its seconds shared among its texts);
 - quality: the :class:`humanize.quality.QualityMeter`; a batch of (original, attacked) pairs;
 - defenses: a test-time defense (:mod:`humanize.defenses`) applied to each text.
 """
@@ -58,7 +59,8 @@ WARMUP_PROBE = "Caf\u00e9 na\u00efvet\u00e9 \u2013 \u201cquoted\u201d words, and
 
 
 def warm_up(attack, text: str) -> float | None:
-    """Apply ``attack`` once to ``text`` and once to :data:`WARMUP_PROBE`, outside any timed block
+    """Apply ``attack`` once to ``text`` and once to :data:`WARMUP_PROBE` (one ``batch`` of both for an attack
+    that batches, :func:`attack_batches`), outside any timed block
     (issue #24 §2): the one-off work of a first call (imports, lexicons, tables and models built or
     loaded on first use, a JIT's first pass) is then not charged to the first document's time.
     Returns the warm-up's wall seconds, or None when this process has warmed ``attack`` up already.
@@ -67,9 +69,12 @@ def warm_up(attack, text: str) -> float | None:
     if _WARMED.get(id(attack)) is attack:
         return None
     start = time.perf_counter()
-    for sample in (text, WARMUP_PROBE):
+    # an attack that batches (a chat model: a decode per call) is warmed up by one batch of both
+    calls = [(attack.batch, [text, WARMUP_PROBE])] if attack_batches(attack) else \
+        [(attack.apply, text), (attack.apply, WARMUP_PROBE)]
+    for call, sample in calls:
         try:
-            attack.apply(sample)
+            call(sample)
         except Exception:  # noqa: BLE001 - the timed call on the real text raises it again, as that document's failure
             pass
     seconds = time.perf_counter() - start
@@ -94,22 +99,39 @@ def _no_gc():
             gc.enable()
 
 
-def attack_texts(attack, texts: list[str]) -> list[dict]:
-    """Attack each text under a fresh :class:`~humanize.cost.CostMeter`: the store row of each
-    output (text, exact edits as the store's JSON text and their number, info, time, memory,
-    tokens, queries, machine). The edits are encoded here, where the work runs: a remote
-    worker then sends one string per document, not thousands of small lists to unpickle.
+def attack_batches(attack) -> bool:
+    """Whether the runner attacks a batch of documents with one ``attack.batch`` call: the attack's class
+    says so (``batches``: the rewriting attacks; a pipeline or a blend asks its parts). ``attack``: an
+    Attack or an AttackSpec (built with seed 0 to ask)."""
+    if not callable(getattr(attack, "apply", None)) and callable(getattr(attack, "build", None)):
+        attack = attack.build(0)
+    return bool(getattr(attack, "batches", False))
 
-    The attack is first warmed up outside the timed blocks (:func:`warm_up`, once per attack and
-    process); the first row of the batch that paid it carries ``warmup_s``, its seconds (None on the
-    other rows). ``warmup_s`` is a cost of this run, not stored with the outputs. The cyclic garbage
-    collector is paused inside each timed call (:func:`_no_gc`)."""
-    from humanize.cost import CostMeter
+
+#: ``info`` key of a row whose time is its share of a batch timed as one call: the batch's documents.
+TIMED_BATCH = "timed_batch"
+
+
+def _row(result, rec: dict, warmup) -> dict:
+    """The store row of one output from its cost record (``rec``, with the row's ``info``)."""
     from humanize.cost.machine import machine_description
 
     from .store import encode_edits
 
-    warmup = warm_up(attack, texts[0]) if texts else None
+    return dict(
+        output=result.text, edits=encode_edits([list(e) for e in result.edits]), n_edits=len(result.edits),
+        info=rec.pop("info"),
+        wall_s=rec.get("wall_s"), cpu_s=rec.get("cpu_s"), peak_rss_mb=rec.get("peak_rss_mb"),
+        peak_gpu_mb=rec.get("gpu_peak_mb"), tokens_in=_count(rec.get("tokens_in")),
+        tokens_out=_count(rec.get("tokens_out")), queries=_count(rec.get("queries")),
+        machine=machine_description(), warmup_s=warmup,
+    )
+
+
+def _attack_one_by_one(attack, texts: list[str], warmup) -> list[dict]:
+    """Each text under its own timed block."""
+    from humanize.cost import CostMeter
+
     meter = CostMeter()
     rows = []
     for text in texts:
@@ -119,16 +141,72 @@ def attack_texts(attack, texts: list[str]) -> list[dict]:
             m.add(queries=info.get("queries"), llm_tokens=info.get("lm_tokens"))
         m.count_input(text)  # counted outside the timed block; the record takes them
         m.count_output(result.text)
-        rec = m.record
-        rows.append(dict(
-            output=result.text, edits=encode_edits([list(e) for e in result.edits]), n_edits=len(result.edits),
-            info=info,
-            wall_s=rec.get("wall_s"), cpu_s=rec.get("cpu_s"), peak_rss_mb=rec.get("peak_rss_mb"),
-            peak_gpu_mb=rec.get("gpu_peak_mb"), tokens_in=_count(rec.get("tokens_in")),
-            tokens_out=_count(rec.get("tokens_out")), queries=_count(rec.get("queries")),
-            machine=machine_description(), warmup_s=warmup if not rows else None,
-        ))
+        rows.append(_row(result, {**m.record, "info": info}, None if rows else warmup))
     return rows
+
+
+def _attack_as_batch(attack, texts: list[str], warmup) -> list[dict] | None:
+    """``attack.batch(texts)`` under one timed block; each row its share: wall and CPU seconds of the batch
+    divided by its documents, the batch's peak memory, its own tokens and queries, and ``info["timed_batch"]``
+    the number of documents. None when the batch raised (an error about the run is raised)."""
+    from humanize.cost import CostMeter
+
+    from .executors import is_run_error
+
+    meter = CostMeter()
+    try:
+        with _no_gc(), meter.measure(attack=attack.name, n_docs=len(texts)) as m:
+            results = attack.batch(texts)
+            if len(results) != len(texts):
+                raise RuntimeError(f"{type(attack).__name__}.batch returned {len(results)} results for "
+                                   f"{len(texts)} documents")
+    except Exception as err:  # noqa: BLE001 - every document is attacked alone, so a bad one fails alone
+        if is_run_error(err):
+            raise
+        return None
+    batch, n = m.record, len(texts)
+    infos = [dict(r.info) for r in results]
+    # the queries the attack's generator reported (cost.report) during the batch: each document's own when
+    # they add up to the documents' llm_queries (one per generation), else an even share
+    reported = batch.get("queries")
+    reported = 0.0 if reported is None or math.isnan(reported) else float(reported)
+    llm = [float(i.get("llm_queries") or 0) for i in infos]
+    shares = llm if sum(llm) == reported else [reported / n] * n
+    rows = []
+    for text, result, info, share in zip(texts, results, infos, shares):
+        own = info.get("queries")
+        queries = (own or 0) + share if (own is not None or share) else None
+        rec = {"wall_s": batch["wall_s"] / n, "cpu_s": batch["cpu_s"] / n, "peak_rss_mb": batch["peak_rss_mb"],
+               "gpu_peak_mb": batch["gpu_peak_mb"], "tokens_in": meter._count(text),
+               "tokens_out": meter._count(result.text), "queries": queries,
+               "info": {**info, TIMED_BATCH: n}}
+        rows.append(_row(result, rec, None if rows else warmup))
+    return rows
+
+
+def attack_texts(attack, texts: list[str]) -> list[dict]:
+    """Attack the texts under :class:`~humanize.cost.CostMeter`: the store row of each output (text, exact
+    edits as the store's JSON text and their number, info, time, memory, tokens, queries, machine). The
+    edits are encoded here, where the work runs: a remote worker then sends one string per document, not
+    thousands of small lists to unpickle.
+
+    An attack that batches (:func:`attack_batches`: the rewriting attacks) gets the texts in one
+    ``attack.batch`` call, timed as one block (issue #24: a chat model decodes the batch together, not one
+    request after another); each row has the batch's wall and CPU seconds divided by its documents, the
+    batch's peak memory, its own tokens and queries, and ``info["timed_batch"]``, the batch's size (the cost
+    table's ``timing`` says "batch mean"). When the batch raises, each text is attacked alone, so a bad
+    document fails alone. Any other attack is timed one document at a time.
+
+    The attack is first warmed up outside the timed blocks (:func:`warm_up`, once per attack and
+    process); the first row of the batch that paid it carries ``warmup_s``, its seconds (None on the
+    other rows). ``warmup_s`` is a cost of this run, not stored with the outputs. The cyclic garbage
+    collector is paused inside each timed call (:func:`_no_gc`)."""
+    warmup = warm_up(attack, texts[0]) if texts else None
+    if len(texts) > 1 and attack_batches(attack):
+        rows = _attack_as_batch(attack, texts, warmup)
+        if rows is not None:
+            return rows
+    return _attack_one_by_one(attack, texts, warmup)
 
 
 def attack_store_rows(store_key: str, attack, texts: list[str]) -> list[dict]:
@@ -143,13 +221,15 @@ def attack_store_rows(store_key: str, attack, texts: list[str]) -> list[dict]:
     return rows
 
 
-def attack_job(label: str, attack, resources: dict, store_key: str | None = None) -> Job:
+def attack_job(label: str, attack, resources: dict, store_key: str | None = None,
+               keep_models: frozenset | None = None) -> Job:
     """The job attacking texts with ``attack`` (the configured object, shipped as it is).
     ``store_key``: the key the outputs are stored under; given, the rows come back encoded for
-    the store (:func:`attack_store_rows`)."""
+    the store (:func:`attack_store_rows`). ``keep_models``: see :class:`~.executors.Job` (given, the
+    local executor releases the models the attack loaded that the run no longer needs)."""
     apply = attack_texts if store_key is None else partial(attack_store_rows, store_key)
     return Job(f"attack {label}", partial(ship_attack, attack), apply, kind=attack_kind(attack),
-               resources=dict(resources))
+               resources=dict(resources), keep_models=keep_models)
 
 
 # -- detectors -------------------------------------------------------------------------------------
@@ -165,10 +245,46 @@ def build_detector(detector, train_texts: list | None, train_labels: list | None
     return fitted
 
 
-def score_texts(detector, texts: list[str]) -> list[float]:
+#: The detectors warmed up in this process, by identity (as :data:`_WARMED` for attacks).
+_WARMED_DETECTORS: "weakref.WeakValueDictionary[int, object]" = weakref.WeakValueDictionary()
+
+
+def warm_up_detector(detector) -> float | None:
+    """Score :data:`WARMUP_PROBE` once with ``detector``, outside any timed block (its model load and first
+    pass); its wall seconds, or None when this process has warmed ``detector`` up already. An error is left
+    to the timed call."""
+    if _WARMED_DETECTORS.get(id(detector)) is detector:
+        return None
+    start = time.perf_counter()
+    try:
+        detector.score([WARMUP_PROBE])
+    except Exception:  # noqa: BLE001 - the timed call raises it again, as the batch's failure
+        pass
+    seconds = time.perf_counter() - start
+    try:
+        _WARMED_DETECTORS[id(detector)] = detector
+    except TypeError:
+        pass
+    return seconds
+
+
+def score_texts(detector, texts: list[str]) -> list[dict]:
+    """Score a batch in one timed call (the detector warmed up first, outside it: :func:`warm_up_detector`):
+    per text ``score``, ``wall_s`` and ``cpu_s`` (the batch's divided by its texts) and ``warmup_s`` (on the
+    first text of the batch that paid it, else None)."""
     import numpy as np
 
-    return np.asarray(detector.score(list(texts)), dtype=float).tolist()
+    warmup = warm_up_detector(detector)
+    # timed with the clocks alone, not a CostMeter: its peak-RSS reset (clear_refs) would also reset the
+    # process's high-water mark, which a benchmark of the whole run reads at its end
+    with _no_gc():
+        wall0, cpu0 = time.perf_counter(), time.process_time()
+        scores = np.asarray(detector.score(list(texts)), dtype=float).tolist()
+        wall0, cpu0 = time.perf_counter() - wall0, time.process_time() - cpu0
+    n = max(len(texts), 1)
+    wall, cpu = wall0 / n, cpu0 / n
+    return [{"score": s, "wall_s": wall, "cpu_s": cpu, "warmup_s": warmup if i == 0 else None}
+            for i, s in enumerate(scores)]
 
 
 def detector_job(label: str, detector, train, resources: dict) -> Job:

@@ -65,14 +65,25 @@ def unchanged_reason(info: dict, original: str, text: str):
     return reason if isinstance(reason, str) and reason else NOT_RECORDED
 
 
+#: ``timing`` of a cost row: its document timed alone, or its share of a batch timed as one call.
+PER_DOCUMENT, BATCH_MEAN = "per document", "batch mean"
+
+
+def timing_label(batch_docs: int) -> str:
+    """:data:`BATCH_MEAN` for a row timed in a batch of more than one document, else :data:`PER_DOCUMENT`."""
+    return BATCH_MEAN if batch_docs > 1 else PER_DOCUMENT
+
+
 def cost_rows(outputs: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """Per attack output: its measured (or cached) cost, counts and input size; ``warmup_s``: the
     one-off warm-up seconds of the batch whose first document it is (measured outside ``wall_s``;
-    NaN on the other rows and on cached ones)."""
+    NaN on the other rows and on cached ones); ``timing``: ``"per document"`` (the document timed alone) or
+    ``"batch mean"`` (an attack that batches, issue #24: ``wall_s`` and ``cpu_s`` are the batch's seconds
+    divided by its ``batch_docs`` documents, ``peak_rss_mb`` the batch's; tokens and queries are the document's)."""
     if not outputs:
         return pd.DataFrame()
-    cols = ["attack", "id", "rate", *COST_COLUMNS, *INFO_COUNTS, "n_edits", "unchanged", "cost_source", "machine",
-            "warmup_s"]
+    cols = ["attack", "id", "rate", *COST_COLUMNS, *INFO_COUNTS, "n_edits", "unchanged", "cost_source", "timing",
+            "batch_docs", "machine", "warmup_s"]
     table = pd.concat([f.reindex(columns=[*cols, "input_hash", "original"]) for f in outputs.values()],
                       ignore_index=True)
     # every attack of a run has the same inputs: measure each input once

@@ -33,6 +33,11 @@ class Job:
     work whose state is expensive to build (detectors, meters, model-based attacks: actor pools).
     ``resources``: what one worker needs on a cluster (``{"num_cpus": 1, "num_gpus": 0.5}``);
     the local executor ignores it.
+    ``keep_models``: None (the default), the models the job loads stay loaded; else the keys
+    (:func:`~humanize.benchmarks.runner.model_sharing.model_key`) of the models the run still needs:
+    when the local executor is done with the job, it releases the models the job loaded in this
+    process whose key is not among them (issue #24: an attack's model is not held through the
+    detector stage).
     """
 
     name: str
@@ -40,6 +45,7 @@ class Job:
     apply: Callable[[Any, list], list]
     kind: str = "task"
     resources: dict = field(default_factory=dict)
+    keep_models: frozenset | None = None
 
 
 @dataclass(frozen=True)
@@ -148,9 +154,59 @@ class LocalExecutor(Executor):
         batches = [b for b in batches if b]
         if not batches:
             return
-        state = job.factory()
-        for batch in batches:
-            yield run_batch(job, state, batch)
+        before = None if job.keep_models is None else set(_loaded_keys())
+        try:
+            state = job.factory()
+            for batch in batches:
+                yield run_batch(job, state, batch)
+        finally:
+            if before is not None:
+                release_models(before, job.keep_models)
 
     def __repr__(self) -> str:
         return "LocalExecutor()"
+
+
+def _loaded_keys() -> list:
+    from humanize.models.cache import loaded_keys
+
+    return loaded_keys()
+
+
+def release_models(before, keep) -> list[str]:
+    """Release the models loaded in this process since ``before`` (the model cache's keys then) whose
+    :func:`~humanize.benchmarks.runner.model_sharing.model_key` is not in ``keep``, and hand their
+    memory back to the system; returns their names. Other loaded things (word lists, WordNet) stay."""
+    from humanize.models.cache import loaded_keys, loaded_models, release
+    from humanize.models.loading import LoadedModel
+
+    drop = [key for key, inst in zip(loaded_keys(), loaded_models())
+            if key not in before and isinstance(inst, LoadedModel) and _model_key(inst) not in keep]
+    gone = [inst.resolved for inst in release(drop)]  # the last references the cache held
+    if gone:
+        import gc
+
+        gc.collect()
+        _trim_heap()
+    return gone
+
+
+def _model_key(lm) -> str | None:
+    """The model's :func:`~humanize.benchmarks.runner.model_sharing.model_key`; None when its identity cannot
+    be read (then it is never in ``keep``: it is released, and loaded again if it is needed)."""
+    from ..model_sharing import model_key
+
+    try:
+        return model_key(lm.identity)[0]
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _trim_heap() -> None:
+    """glibc's ``malloc_trim``: freed heap pages go back to the system (a no-op elsewhere)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
