@@ -271,8 +271,8 @@ class PresetChat(Generator):
         if guided is None:
             return None
 
-        def run(requests, choose, top_k: int = 50, top_p: float = 0.99):
-            return guided(self._requests(requests), choose, top_k=top_k, top_p=top_p)
+        def run(requests, choose, top_k: int = 50, top_p: float = 0.99, min_new_tokens=0):
+            return guided(self._requests(requests), choose, top_k=top_k, top_p=top_p, min_new_tokens=min_new_tokens)
         return run
 
     def provenance(self) -> dict:

@@ -236,6 +236,11 @@ def test_the_plugin_run_gives_identical_tables_locally_and_on_ray(plugin_runs):
             pd.testing.assert_frame_equal(a[name][keep].sort_values(keep).reset_index(drop=True),
                                           b[name][keep].sort_values(keep).reset_index(drop=True))
             continue
+        if name == "detector_cost":  # the detectors' seconds differ by executor; what they scored does not
+            keep = [c for c in ("detector", "texts_scored", "texts_cached") if c in a[name].columns]
+            pd.testing.assert_frame_equal(a[name][keep].sort_values(keep).reset_index(drop=True),
+                                          b[name][keep].sort_values(keep).reset_index(drop=True))
+            continue
         pd.testing.assert_frame_equal(a[name], b[name])
     assert set(a["metrics"]["attack"]) == {"none", "swap", "homoglyph"} and set(a["metrics"]["detector"]) == {"mine"}
 

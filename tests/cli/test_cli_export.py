@@ -31,7 +31,7 @@ def test_writes_every_table_and_prints_the_paths(db, tmp_path, capsys, format):
     assert main(["export", "--db", str(db), "--format", format, "--out", str(tmp_path)]) == 0
     printed = [Path(line) for line in capsys.readouterr().out.splitlines()]
     assert sorted(p.name for p in printed) == sorted(f"{t}.{format}" for t in
-                                                     ("metrics", "scores", "cost", "documents"))
+                                                     ("metrics", "scores", "cost", "documents", "detector_cost"))
     assert all(p.is_file() and p.parent == tmp_path for p in printed)
     with ResultsStore(db, readonly=True) as store:
         scores = store.run_tables()["scores"]
