@@ -42,7 +42,7 @@ import numpy as np
 
 from humanize._validation import Interval, validate_parameter_constraints
 
-from .lm_stats import LMStatistics, TextStatistics, _cross_stats, _moments, _own_stats
+from .lm_stats import LMStatistics, TextStatistics, _cross_stats, _moments
 
 __all__ = ["IncrementalStatistics", "IncrementalScorer", "DEFAULT_HOLD"]
 
@@ -196,15 +196,9 @@ class IncrementalStatistics:
         state.ids = state.ids + new
 
     def _stats(self, preds: list, target: list[int]) -> dict:
-        """The statistics of tokens ``target`` from the logits predicting them (scoring model, then reference)."""
-        import torch
-
-        t = torch.as_tensor(target, dtype=torch.long, device=preds[0].device)
-        own = _own_stats(preds[0], t)
-        if len(preds) > 1:
-            mean, var = _cross_stats(preds[1].to(preds[0].device), preds[0])
-            own["expected_logprob"], own["logprob_var"] = mean, var
-        return own
+        """The statistics of tokens ``target`` from the logits predicting them, one row each (scoring model, then
+        reference)."""
+        return self._stats_at(preds, list(range(len(target))), target)
 
     def _stats_at(self, preds: list, index: list[int], target: list[int]) -> dict:
         """The statistics of tokens ``target``, each predicted by row ``index[j]`` of ``preds`` (per model: distinct

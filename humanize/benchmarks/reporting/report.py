@@ -267,6 +267,14 @@ DETECTOR_COST_NOTE = (
     "(the metric detectors on one model) pay it in the first of them to score the text; the others read it.")
 
 
+def timing_by_attack(cost: pd.DataFrame) -> pd.Series:
+    """Per attack, how its rows were timed: the distinct ``timing`` labels of its rows (``"per document"``,
+    ``"batch mean"``), comma-joined (None where none); empty when the cost table has no ``timing``."""
+    if cost is None or "timing" not in cost.columns:
+        return pd.Series(dtype=object)
+    return cost.groupby("attack", sort=True)["timing"].apply(lambda v: ", ".join(sorted(set(v.dropna()))) or None)
+
+
 def cost_table(cost: pd.DataFrame) -> pd.DataFrame:
     """Per attack: documents, mean wall/CPU seconds per document, docs/s, peak memory, edits per document,
     ``timing`` (``"per document"``, or ``"batch mean"`` where the attack's batches were timed as one call and
@@ -285,7 +293,7 @@ def cost_table(cost: pd.DataFrame) -> pd.DataFrame:
     if "warmup_s" in cost.columns:  # one-off warm-up seconds, measured outside wall_s (runner.jobs.warm_up)
         table["warmup_s"] = g["warmup_s"].apply(lambda v: pd.to_numeric(v, errors="coerce").sum(min_count=1))
     if "timing" in cost.columns:  # "batch mean": the batch timed as one call, its seconds shared (issue #24)
-        table["timing"] = g["timing"].apply(lambda v: ", ".join(sorted(set(v.dropna()))) or None)
+        table["timing"] = timing_by_attack(cost)
     if "unchanged" in cost.columns:  # documents the attack gave back as they were (the reasons: unchanged_table)
         table["unchanged"] = g["unchanged"].apply(lambda v: int(v.notna().sum()))
     for col, name in (("queries", "queries_per_doc"), ("detector_queries", "detector_queries_per_doc"),
@@ -322,8 +330,7 @@ def cost_by_length(cost: pd.DataFrame, length_column: str | None = None) -> pd.D
     t = t.rename(columns={"mean": "wall_s_per_doc", "size": "docs"}).reset_index()
     t.insert(2, "wall_ms_per_doc", t.pop("wall_s_per_doc") * 1e3)
     if "timing" in cost.columns:  # a batch mean is the same for every length in its batch: said beside it
-        timing = cost.groupby("attack")["timing"].apply(lambda v: ", ".join(sorted(set(v.dropna()))) or None)
-        t["timing"] = t["attack"].map(timing)
+        t["timing"] = t["attack"].map(timing_by_attack(cost))
     t.attrs["length"] = length_column
     return t
 

@@ -18,7 +18,7 @@ import pandas as pd
 
 from ._figstyle import COLUMN_WIDTH_IN, PAGE_WIDTH_IN, style
 from ._meaning import meaning_by_attack
-from .report import CLEAN, figure_matrix
+from .report import CLEAN, figure_matrix, timing_by_attack
 
 __all__ = ["pareto_front", "scatter_points", "scatter_figure", "scatter_caption", "axis_label"]
 
@@ -62,8 +62,7 @@ def scatter_points(tables: dict, metric: str = "auroc", fpr: float = 0.05) -> pd
     meaning = meaning_by_attack(tables.get("quality"), n_boot, confidence, cost=cost)
     seconds = cost.groupby("attack")["wall_s"].mean() if cost is not None and "wall_s" in cost else pd.Series()
     # "batch mean": an attack timed in batches (issue #24), its seconds per document a share of its batches'
-    timing = cost.groupby("attack")["timing"].apply(lambda v: ", ".join(sorted(set(v.dropna()))) or None) \
-        if cost is not None and "timing" in cost else pd.Series(dtype=object)
+    timing = timing_by_attack(cost)
     rows = []
     for attack in parts["change"].index:
         if attack == CLEAN:

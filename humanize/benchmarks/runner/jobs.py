@@ -28,13 +28,18 @@ from .executors import Job
 
 
 # -- attacks ---------------------------------------------------------------------------------------
+def _as_attack(attack):
+    """``attack`` itself, or an AttackSpec built with seed 0 (to ask its class what it declares)."""
+    if not callable(getattr(attack, "apply", None)) and callable(getattr(attack, "build", None)):
+        return attack.build(0)
+    return attack
+
+
 def attack_kind(attack) -> str:
     """``"task"`` when the attack loads no model (its class says so: ``needs_model``; a pipeline or
     a blend asks its parts), else ``"model"`` (actor pools). ``attack``: an Attack or an AttackSpec
     (built with seed 0 to ask)."""
-    if not callable(getattr(attack, "apply", None)) and callable(getattr(attack, "build", None)):
-        attack = attack.build(0)
-    return "model" if getattr(attack, "needs_model", True) else "task"
+    return "model" if getattr(_as_attack(attack), "needs_model", True) else "task"
 
 
 def ship_attack(attack):
@@ -50,8 +55,8 @@ def _count(value):
     return int(value) if float(value).is_integer() else float(value)
 
 
-#: The attacks warmed up in this process, by identity (a worker warms the attack it was shipped once,
-#: whatever number of batches it then runs; a copy shipped to another worker warms up there).
+#: The attacks and detectors warmed up in this process, by identity (a worker warms the component it was
+#: shipped once, whatever number of batches it then runs; a copy shipped to another worker warms up there).
 _WARMED: "weakref.WeakValueDictionary[int, object]" = weakref.WeakValueDictionary()
 #: A short text of non-ASCII characters (accents, curly quotes, a dash): many attacks take a faster path on
 #: ASCII text and build what the other path needs on its first use, so the warm-up attacks this too.
@@ -66,20 +71,26 @@ def warm_up(attack, text: str) -> float | None:
     Returns the warm-up's wall seconds, or None when this process has warmed ``attack`` up already.
     The outputs are discarded (an attack's output depends on its text only, so later outputs are
     the same); an error is left to the timed call, which reports it as the document's."""
-    if _WARMED.get(id(attack)) is attack:
-        return None
-    start = time.perf_counter()
     # an attack that batches (a chat model: a decode per call) is warmed up by one batch of both
     calls = [(attack.batch, [text, WARMUP_PROBE])] if attack_batches(attack) else \
         [(attack.apply, text), (attack.apply, WARMUP_PROBE)]
-    for call, sample in calls:
+    return _warm_once(attack, calls)
+
+
+def _warm_once(component, calls: list) -> float | None:
+    """Make ``calls`` (``(function, argument)`` pairs; outputs discarded, errors left to the timed call) unless
+    this process has warmed ``component`` (an attack or a detector) up already: their wall seconds, or None."""
+    if _WARMED.get(id(component)) is component:
+        return None
+    start = time.perf_counter()
+    for call, argument in calls:
         try:
-            call(sample)
-        except Exception:  # noqa: BLE001 - the timed call on the real text raises it again, as that document's failure
+            call(argument)
+        except Exception:  # noqa: BLE001 - the timed call raises it again, as that document's or batch's failure
             pass
     seconds = time.perf_counter() - start
     try:
-        _WARMED[id(attack)] = attack
+        _WARMED[id(component)] = component
     except TypeError:  # an object that takes no weak reference: warmed again by the next batch
         pass
     return seconds
@@ -103,9 +114,7 @@ def attack_batches(attack) -> bool:
     """Whether the runner attacks a batch of documents with one ``attack.batch`` call: the attack's class
     says so (``batches``: the rewriting attacks; a pipeline or a blend asks its parts). ``attack``: an
     Attack or an AttackSpec (built with seed 0 to ask)."""
-    if not callable(getattr(attack, "apply", None)) and callable(getattr(attack, "build", None)):
-        attack = attack.build(0)
-    return bool(getattr(attack, "batches", False))
+    return bool(getattr(_as_attack(attack), "batches", False))
 
 
 #: ``info`` key of a row whose time is its share of a batch timed as one call: the batch's documents.
@@ -245,27 +254,11 @@ def build_detector(detector, train_texts: list | None, train_labels: list | None
     return fitted
 
 
-#: The detectors warmed up in this process, by identity (as :data:`_WARMED` for attacks).
-_WARMED_DETECTORS: "weakref.WeakValueDictionary[int, object]" = weakref.WeakValueDictionary()
-
-
 def warm_up_detector(detector) -> float | None:
     """Score :data:`WARMUP_PROBE` once with ``detector``, outside any timed block (its model load and first
     pass); its wall seconds, or None when this process has warmed ``detector`` up already. An error is left
     to the timed call."""
-    if _WARMED_DETECTORS.get(id(detector)) is detector:
-        return None
-    start = time.perf_counter()
-    try:
-        detector.score([WARMUP_PROBE])
-    except Exception:  # noqa: BLE001 - the timed call raises it again, as the batch's failure
-        pass
-    seconds = time.perf_counter() - start
-    try:
-        _WARMED_DETECTORS[id(detector)] = detector
-    except TypeError:
-        pass
-    return seconds
+    return _warm_once(detector, [(detector.score, [WARMUP_PROBE])])
 
 
 def score_texts(detector, texts: list[str]) -> list[dict]:
