@@ -129,10 +129,14 @@ def test_retry_after_headers(headers, want):
     assert _retry_after(headers) == want
 
 
-def test_retry_after_as_an_http_date():
+def test_retry_after_as_an_http_date(monkeypatch):
     from email.utils import formatdate
 
-    assert 8 <= _retry_after({"retry-after": formatdate(time.time() + 10, usegmt=True)}) <= 10
+    now = 1_700_000_000.0  # a fixed clock: the seconds asked for do not depend on how long the test took
+    monkeypatch.setattr(time, "time", lambda: now)
+    assert 8 <= _retry_after({"retry-after": formatdate(now + 10, usegmt=True)}) <= 10
+    assert _retry_after({"retry-after": formatdate(now + 10, usegmt=True)}) == 10.0
+    assert _retry_after({"retry-after": formatdate(now - 5, usegmt=True)}) == 0.0  # a date in the past: no wait
 
 
 # -- usage, concurrency, order ------------------------------------------------------------------
