@@ -224,3 +224,31 @@ def test_bad_target_fpr():
     df = raid_frame(10)
     with pytest.raises(RaidEvaluationError, match="target FPR"):
         raid_evaluate(predictions(df), df.drop(columns=["score"]), target_fpr=5)
+
+
+def test_evaluate_with_protocol_raid_gives_raids_headline_per_attack():
+    from humanize.benchmarks.evaluation import evaluate
+
+    df = raid_frame(11)
+    theirs = run_evaluation(predictions(df), df.drop(columns=["score"]), target_fpr=[0.05, 0.01])
+    tidy = df.assign(label=np.where(df["model"] == "human", "human", "machine"), detector="d")
+    ours = evaluate(tidy, [0.05, 0.01], protocol="raid")
+    assert ours.attrs["protocol"] == "raid" and set(ours["metric"]) == {"auroc", "tpr"}
+    ours_default = evaluate(tidy, [0.05, 0.01], n_boot=0)
+    assert ours_default.attrs["protocol"] == "humanize"
+    for rec in theirs["scores"]:
+        if rec["domain"] == rec["model"] == rec["decoding"] == rec["repetition_penalty"] == "all" \
+                and rec["attack"] != "all":
+            rows = ours[ours["attack"] == rec["attack"]]
+            assert rows[rows["metric"] == "auroc"]["value"].iloc[0] == pytest.approx(rec["auroc"], abs=TOL)
+            for key, acc in rec["accuracy"].items():
+                got = rows[(rows["metric"] == "tpr") & (rows["fpr"] == float(key))].iloc[0]
+                assert (acc is None) == (not got["reached"])
+                if acc is not None:
+                    assert got["value"] == pytest.approx(acc["accuracy"], abs=TOL)
+            # the definitions differ: RAID's AUROC for an attack also counts the attacked human rows
+            if rec["attack"] != "none":
+                mine = ours_default[(ours_default["attack"] == rec["attack"]) & (ours_default["metric"] == "auroc")]
+                assert abs(mine["value"].iloc[0] - rec["auroc"]) > 1e-3
+    with pytest.raises(ValueError, match="protocol"):
+        evaluate(tidy, protocol="RAID!")

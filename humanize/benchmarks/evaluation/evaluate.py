@@ -41,6 +41,8 @@ FIGURE_COLUMNS = ("value", "value_lo", "value_hi", "clean_value", "change", "cha
                   "underpowered", "achieved_fpr", "value_at_achieved_fpr", "n_machine", "n_human", "n_pairs",
                   "n_dropped_nan")
 NAN_POLICIES = ("raise", "omit")
+#: ``evaluate``'s protocols: ours (exact quantile thresholds, intervals) and RAID's own (:mod:`.raid`)
+PROTOCOLS = ("humanize", "raid")
 
 
 def _check_frame(scores_df, per_domain, by, pair_key, nan_policy):
@@ -210,7 +212,7 @@ def _add_intervals(drows, groups, clean_of, fprs, sample, n_boot, confidence, rn
 def evaluate(scores_df: pd.DataFrame, fprs=(0.05, 0.01), *, per_domain: bool = True, clean_attack: str = "none",
              by=("attack",), pair_key: str | None = None, tolerance: float = DEFAULT_TOLERANCE,
              nan_policy: str = "raise", n_boot: int = 1000, confidence: float = 0.95, seed: int = 0,
-             paired: bool = True) -> pd.DataFrame:
+             paired: bool = True, protocol: str = "humanize") -> pd.DataFrame:
     """A tidy table of every figure per ``(detector, *by)`` with the change versus clean.
 
     Columns: ``detector, *by, metric, fpr, value, value_lo, value_hi, clean_value,
@@ -234,7 +236,16 @@ def evaluate(scores_df: pd.DataFrame, fprs=(0.05, 0.01), *, per_domain: bool = T
     ``nan_policy``: "raise" (default) on NaN scores, or "omit" to drop those rows;
     ``n_dropped_nan`` counts the dropped rows behind each figure (its machine rows and
     reference humans), ``result.attrs["omitted_nan"]`` the total per detector.
+
+    ``protocol``: "humanize" (the above) or "raid": RAID's own definitions, exactly as its evaluator
+    computes them (:mod:`.raid`: searched thresholds with ``>=``, AUROC against every human row of the
+    domain, attacked ones included; ``auroc`` and ``tpr`` only, no intervals; ``by`` the attack alone).
+    ``result.attrs["protocol"]`` names it.
     """
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
+    if protocol == "raid":
+        return _raid_protocol(scores_df, fprs, per_domain, clean_attack, by, nan_policy)
     fprs = tuple(check_fpr(f, "fprs item") for f in ((fprs,) if isinstance(fprs, (int, float)) else fprs))
     n_boot, confidence, seed = check_bootstrap(n_boot, confidence, seed)
     df, by, pair_key, dropped = _check_frame(scores_df, per_domain, by, pair_key, nan_policy)
@@ -328,6 +339,25 @@ def evaluate(scores_df: pd.DataFrame, fprs=(0.05, 0.01), *, per_domain: bool = T
     out.attrs["omitted_nan"] = {str(k): int(v) for k, v in dropped.groupby("detector").size().items()}
     out.attrs["clean_attack"] = clean_attack
     out.attrs["bootstrap"] = {"n_boot": n_boot, "confidence": confidence, "seed": seed, "paired": paired}
+    out.attrs["protocol"] = "humanize"
+    return out
+
+
+def _raid_protocol(scores_df, fprs, per_domain, clean_attack, by, nan_policy) -> pd.DataFrame:
+    from .raid import raid_metrics
+
+    by = (by,) if isinstance(by, str) else tuple(by)
+    if by != ("attack",):
+        raise ValueError(f"protocol 'raid' groups by the attack alone (RAID's slices are in raid_metrics), got by={by}")
+    fprs = tuple(check_fpr(f, "fprs item") for f in ((fprs,) if isinstance(fprs, (int, float)) else fprs))
+    df, _, _, dropped = _check_frame(scores_df, per_domain, by, None, nan_policy)
+    df = pd.concat([df, dropped], ignore_index=True)  # RAID's own rules say what a missing score does
+    out, _ = raid_metrics(df, fprs, per_domain=per_domain, clean_attack=clean_attack)
+    out = out[["detector", "attack", "metric", "fpr", *FIGURE_COLUMNS]]
+    out.attrs["omitted_nan"] = {str(k): int(v) for k, v in dropped.groupby("detector").size().items()}
+    out.attrs["clean_attack"] = clean_attack
+    out.attrs["bootstrap"] = {"n_boot": 0, "confidence": math.nan, "seed": None, "paired": None}
+    out.attrs["protocol"] = "raid"
     return out
 
 

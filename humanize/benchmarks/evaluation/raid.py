@@ -398,3 +398,89 @@ def json_ready(result: dict):
     if isinstance(result, (float, np.floating)):
         return None if math.isnan(result) else float(result)
     return result
+
+
+# ---------------------------------------------------------------------------------------------
+# RAID's figures in our tidy table (evaluate(..., protocol="raid"))
+
+
+def raid_frame_of(scores: pd.DataFrame, clean_attack: str = CLEAN) -> pd.DataFrame:
+    """Our tidy score rows of one detector (``id, label, attack, score`` and maybe ``domain, model,
+    decoding, repetition_penalty``) as RAID's frame: ``model`` "human" for human rows (else the row's
+    model, or "machine"), ``attack`` "none" for our clean label, absent keys as nulls."""
+    label = scores["label"]
+    human = label.isin([0, "human"])
+    model = scores["model"] if "model" in scores.columns else pd.Series("machine", index=scores.index)
+    frame = pd.DataFrame({
+        "id": scores["id"].to_numpy(),
+        "domain": scores["domain"].to_numpy() if "domain" in scores.columns else "all domains",
+        "attack": scores["attack"].where(scores["attack"] != clean_attack, CLEAN).to_numpy(),
+        "model": np.where(human, HUMAN, model.where(model != HUMAN, "machine").fillna("machine")),
+        "decoding": scores["decoding"].to_numpy() if "decoding" in scores.columns else None,
+        "repetition_penalty": scores["repetition_penalty"].to_numpy() if "repetition_penalty" in scores.columns
+        else None,
+        "score": pd.to_numeric(scores["score"], errors="coerce").to_numpy(dtype=np.float64),
+    })
+    return frame
+
+
+def raid_metrics(scores_df: pd.DataFrame, fprs, *, per_domain: bool = True, clean_attack: str = CLEAN,
+                 require_complete: bool = False, epsilon: float = RAID_EPSILON) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """RAID's figures per (detector, attack) in :func:`.evaluate.evaluate`'s columns (``auroc`` and ``tpr``
+    per target FPR; RAID defines no others), and every RAID slice per detector (:func:`records_frame`).
+
+    A figure is the slice over every domain, model, decoding and repetition penalty; ``value`` is None
+    (NaN) where RAID nulls it (some domain's achieved FPR above the target), ``value_at_achieved_fpr``
+    keeps it; ``achieved_fpr``: the clean humans' FPR at RAID's thresholds, over the group's domains.
+    No bootstrap intervals: RAID's protocol has none, and its searched thresholds are not refit here.
+    ``require_complete`` (False: a run's failed scores are dropped, as our protocol's ``nan_policy="omit"``)."""
+    targets = check_target_fprs(list(fprs))
+    rows, slices = [], []
+    for det, part in scores_df.groupby("detector", sort=True):
+        frame = raid_frame_of(part, clean_attack)
+        thresholds, achieved = raid_thresholds(frame, targets, epsilon, per_domain)
+        records = raid_scores(frame, thresholds, require_complete=require_complete)
+        before = {id(r): {k: (None if v is None else v["accuracy"]) for k, v in r["accuracy"].items()}
+                  for r in records}
+        records = drop_missed_targets(records, achieved, epsilon)
+        table = records_frame({"scores": records})
+        table.insert(0, "detector", det)
+        slices.append(table)
+        clean_h = frame[(frame["model"] == HUMAN) & (frame["attack"] == CLEAN) & frame["score"].notna()]
+        n_clean = clean_h.groupby("domain", sort=False).size()
+        machine = frame[(frame["model"] != HUMAN)]
+        humans = frame[(frame["model"] == HUMAN) & frame["score"].notna()]
+        for rec in records:
+            if not (rec["domain"] == rec["model"] == rec["decoding"] == rec["repetition_penalty"] == ALL) \
+                    or rec["attack"] == ALL:
+                continue
+            attack = clean_attack if rec["attack"] == CLEAN else rec["attack"]
+            group = machine[machine["attack"] == rec["attack"]]
+            base = {"detector": det, "attack": attack, "n_machine": int(group["score"].notna().sum()),
+                    "n_human": len(humans), "n_pairs": math.nan,
+                    "n_dropped_nan": int(group["score"].isna().sum())}
+            rows.append({**base, "metric": "auroc", "fpr": math.nan, "value": rec["auroc"], "reached": True,
+                         "underpowered": False, "achieved_fpr": math.nan, "value_at_achieved_fpr": rec["auroc"]})
+            for target in targets:
+                key = fpr_key(target)
+                got = achieved[key]
+                pooled = (sum(got[d] * n_clean.get(d, 0) for d in got) / max(int(n_clean.sum()), 1)
+                          if isinstance(got, dict) else got)
+                value = rec["accuracy"][key]
+                rows.append({**base, "metric": "tpr", "fpr": target,
+                             "value": math.nan if value is None else value["accuracy"],
+                             "reached": value is not None, "underpowered": False, "achieved_fpr": float(pooled),
+                             "value_at_achieved_fpr": before[id(rec)][key]})
+    out = pd.DataFrame(rows)
+    if out.empty:
+        raise RaidEvaluationError("scores_df has no machine rows to evaluate")
+    out["_fpr"] = out["fpr"].fillna(-1.0)
+    clean = out[out["attack"] == clean_attack][["detector", "metric", "_fpr", "value"]]
+    out = out.merge(clean.rename(columns={"value": "clean_value"}), on=["detector", "metric", "_fpr"], how="left")
+    out["change"] = out["value"] - out["clean_value"]
+    for col in ("value_lo", "value_hi", "change_lo", "change_hi"):
+        out[col] = math.nan
+    order = out.assign(_clean=out["attack"] != clean_attack).sort_values(["detector", "_clean", "attack"],
+                                                                          kind="stable").index
+    out = out.loc[order].drop(columns=["_fpr"]).reset_index(drop=True)
+    return out, pd.concat(slices, ignore_index=True)
