@@ -374,15 +374,15 @@ def raid_evaluate(predictions, data: pd.DataFrame, target_fpr=0.05, *, epsilon: 
 
 def records_frame(result: dict) -> pd.DataFrame:
     """RAID's score records as a flat table: the slice keys, ``auroc`` and per target FPR its
-    ``tpr@<fpr>`` (None where the target was missed), ``tp@<fpr>``, ``fn@<fpr>``."""
+    ``tpr@<fpr>`` (NaN where the target was missed), ``tp@<fpr>``, ``fn@<fpr>``."""
     rows = []
     for rec in result["scores"]:
         row = {k: rec[k] for k in RECORD_KEYS}
         row["auroc"] = rec["auroc"]
         for key, acc in rec["accuracy"].items():
-            row[f"tpr@{key}"] = None if acc is None else acc["accuracy"]
-            row[f"tp@{key}"] = None if acc is None else acc["tp"]
-            row[f"fn@{key}"] = None if acc is None else acc["fn"]
+            row[f"tpr@{key}"] = math.nan if acc is None else acc["accuracy"]
+            row[f"tp@{key}"] = math.nan if acc is None else acc["tp"]
+            row[f"fn@{key}"] = math.nan if acc is None else acc["fn"]
         rows.append(row)
     return pd.DataFrame(rows)
 

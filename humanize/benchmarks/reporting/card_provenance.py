@@ -75,7 +75,8 @@ def recorded_attacks(manifest: dict) -> list[dict]:
 def provenance(run_id: str, config, tables: dict, manifest: dict | None = None) -> dict:
     out = {"run_id": run_id, "dataset": config.dataset, "filters": dict(config.filters), "n": config.n,
            "seed": config.seed, "train_fraction": config.train_fraction, "fprs": list(config.fprs),
-           "per_domain": config.per_domain, "n_boot": config.n_boot, "confidence": config.confidence}
+           "per_domain": config.per_domain, "n_boot": config.n_boot, "confidence": config.confidence,
+           "protocol": getattr(config, "protocol", "humanize")}
     defenses = getattr(config, "defenses", None)
     if defenses:
         out["defenses"] = [getattr(d, "name", d) for d in defenses]

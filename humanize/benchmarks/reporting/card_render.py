@@ -14,6 +14,7 @@ import pandas as pd
 
 from ._escape import html_text, md_text, plain_text
 from .card import MIN_LOSS
+from .report import protocol_sentence
 
 __all__ = ["card_markdown", "card_html", "fmt_ci"]
 
@@ -150,7 +151,7 @@ def sections(card) -> list[Section]:
                              f"seed {prov.get('seed')}): {_evaluated(card)}. {boot[0].upper() + boot[1:]}. "
                              "A TPR or attack success rate that reads n/a (x at FPR y) is at an FPR the run's "
                              "human texts cannot resolve (fewer than 1/FPR per domain, or ties): x is the figure at "
-                             "the FPR y actually achieved."])]
+                             "the FPR y actually achieved. " + protocol_sentence(prov.get("protocol"))])]
 
     s = Section("Clean detection", ["Machine texts as the positive class; thresholds calibrated on clean human "
                                     "texts" + (" per domain." if prov.get("per_domain") else ".")],

@@ -7,6 +7,11 @@ the attack's exact edits over the original and one ``score_<detector>`` column
 per detector (``score_<detector>__<defense>`` for a test-time defense's scores;
 :func:`humanize.benchmarks.reporting.documents.run_documents`).
 
+Format ``raid``: RAID's ``predictions.json`` per detector (``predictions.json`` for a run with one
+detector, else ``predictions-<label>-<digest>.json``): every undefended score of a row that carries
+a RAID id (the clean rows, and the dataset's own attacked rows of ``attacks = "as-given"``); rows this
+library's attacks made have no RAID id and are left out (:func:`export_raid_predictions`).
+
 Formats: ``parquet`` (written by pyarrow; ``edits`` is a list of
 ``{start, end, replacement}`` structs), ``jsonl`` (one JSON object per line, the
 same edits as a list of objects, NaN as null) and ``csv`` (``edits`` as JSON
@@ -29,7 +34,8 @@ CLEAN = "none"  # the attack / defense label of untouched texts
 
 __all__ = ["FORMATS", "DOCUMENTS", "export_run", "run_export_tables", "write_table"]
 
-FORMATS = ("parquet", "csv", "jsonl")
+FORMATS = ("parquet", "csv", "jsonl", "raid")
+TABLE_FORMATS = ("parquet", "csv", "jsonl")
 DOCUMENTS = "documents"
 _SUFFIX = {"parquet": ".parquet", "csv": ".csv", "jsonl": ".jsonl"}
 
@@ -127,6 +133,8 @@ def write_table(frame: pd.DataFrame, path: str | os.PathLike, format: str) -> Pa
     """Write one table to ``path`` in ``format``, atomically (a new temporary file renamed into place, so a
     crash leaves no half file); a symbolic link at ``path`` is refused, never written through."""
     format = _check_format(format)
+    if format not in TABLE_FORMATS:
+        raise ValueError(f"a table is written as one of {list(TABLE_FORMATS)}, not {format!r}")
     frame = _plain(frame, format)
 
     def write(tmp: Path) -> None:
@@ -156,8 +164,47 @@ def export_run(db: str | os.PathLike, out_dir: str | os.PathLike, run_id: Option
         raise TypeError(f"out_dir must be a folder path, got {out_dir!r}")
     if not Path(db).is_file():
         raise FileNotFoundError(f"no results database at {str(db)!r}")
+    if format == "raid":
+        with ResultsStore(db, readonly=True) as store:
+            _, frames = run_export_tables(store, run_id, ["scores"])
+        return export_raid_predictions(frames["scores"], out_dir)
     with ResultsStore(db, readonly=True) as store:
         _, frames = run_export_tables(store, run_id, tables)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     return [write_table(frame, out / f"{name}{_SUFFIX[format]}", format) for name, frame in frames.items()]
+
+
+def raid_rows(scores: pd.DataFrame) -> pd.DataFrame:
+    """The undefended score rows that carry a RAID id: clean rows, and attacked rows with an id of their own
+    (the dataset's, ``attacks = "as-given"``); an attacked row this library made shares its source's id."""
+    rows = scores[scores["defense"] == CLEAN] if "defense" in scores.columns else scores
+    own_id = rows["attack"] == CLEAN
+    if "adv_source_id" in rows.columns:
+        own_id |= rows["id"].astype(str) != rows["adv_source_id"].astype(str)
+    return rows[own_id]
+
+
+def _file_label(label: str) -> str:
+    import hashlib
+    import re
+
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", label).strip("._")[:60] or "detector"
+    return f"{slug}-{hashlib.blake2b(label.encode(), digest_size=4).hexdigest()}"
+
+
+def export_raid_predictions(scores: pd.DataFrame, out_dir: str | os.PathLike) -> list[Path]:
+    """RAID's ``predictions.json`` per detector from a run's scores table (:func:`raid_rows`)."""
+    from ..runner.raid_submission import write_predictions
+
+    rows = raid_rows(scores)
+    if rows.empty:
+        raise ValueError("the run has no scored row with a RAID id to write as RAID predictions")
+    detectors = list(dict.fromkeys(rows["detector"].astype(str)))
+    out = Path(out_dir)
+    paths = []
+    for det in detectors:
+        mine = rows[rows["detector"].astype(str) == det].dropna(subset=["score"])
+        name = "predictions.json" if len(detectors) == 1 else f"predictions-{_file_label(det)}.json"
+        paths.append(write_predictions(zip(mine["id"], mine["score"]), out / name))
+    return paths

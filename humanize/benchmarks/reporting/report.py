@@ -341,7 +341,37 @@ def _fprs(metrics: pd.DataFrame, fpr) -> list[float]:
     return [float(f) for f in (fpr if isinstance(fpr, (list, tuple)) else (fpr,))]
 
 
+def protocol_sentence(protocol) -> str:
+    """Which protocol's definitions the figures follow, in one sentence (a card and a report name it)."""
+    if protocol == "raid":
+        return ("Protocol: RAID's own (its evaluator's definitions: thresholds found by its search on clean human "
+                "texts, a text is machine iff score >= threshold, an attack's AUROC against every human text of "
+                "the domain, attacked ones included; no intervals), as computed by RAID's evaluator.")
+    return ("Protocol: humanize-bench's (exact quantile thresholds on clean human texts, machine iff score > "
+            "threshold, an attack's AUROC against the clean human texts, bootstrap intervals); RAID's own "
+            "protocol is protocol = \"raid\" and differs by design (docs: the protocols and their statistics).")
+
+
+def raid_headline_table(slices: pd.DataFrame) -> pd.DataFrame:
+    """The ``all``-domain, ``all``-generator slices of RAID's evaluator per detector and attack."""
+    keys = ["domain", "model", "decoding", "repetition_penalty"]
+    head = slices[(slices[keys] == "all").all(axis=1)]
+    cols = ["detector", "attack", "auroc", *[c for c in slices.columns if c.startswith("tpr@")]]
+    return head[cols].set_index(["detector", "attack"])
+
+
+def run_protocol(metrics: pd.DataFrame) -> str:
+    """The protocol a run's metrics follow ("humanize" for a run stored before runs recorded it)."""
+    if "protocol" in metrics and not metrics["protocol"].dropna().empty:
+        return str(metrics["protocol"].dropna().iloc[0])
+    return "humanize"
+
+
 def _about(metrics: pd.DataFrame) -> str:
+    return protocol_sentence(run_protocol(metrics)) + " " + _about_intervals(metrics)
+
+
+def _about_intervals(metrics: pd.DataFrame) -> str:
     boot = metrics.attrs.get("bootstrap") or {}
     b = f", B = {boot['n_boot']}" if boot.get("n_boot") else ""
     if "value_lo" not in metrics or metrics["value_lo"].isna().all():
@@ -378,11 +408,17 @@ def _tables(tables: dict[str, pd.DataFrame], fpr) -> dict[str, pd.DataFrame]:
             "`tpr_at_achieved_fpr` gives the figure at the FPR actually achieved.")
     out["auroc"] = auroc_table(metrics)
     out["auroc"].attrs["note"] = "AUROC, machine = positive class."
-    for f in _fprs(metrics, fpr):
+    for f in _fprs(metrics, fpr) if run_protocol(metrics) != "raid" else ():  # RAID defines no success rate
         name = f"attack_success_rate_at_fpr_{f:g}"
         out[name] = asr_table(metrics, f)
         out[name].attrs["note"] = (f"Attack success rate at FPR {f:g}: share of the machine texts detected "
                                    "before the attack that are missed after it.")
+    if "raid_slices" in tables and not tables["raid_slices"].empty:
+        out["raid_headline"] = raid_headline_table(tables["raid_slices"])
+        out["raid_headline"].attrs["note"] = (
+            "RAID's evaluator's figures over every domain, generator, decoding and repetition penalty, per attack and "
+            "over every attack (`all`: the leaderboard's headline); `tpr@F`: RAID's accuracy at FPR F (NaN where "
+            "RAID reports none: some domain missed the target). Every slice is in the run's `raid_slices` table.")
     if guided(metrics):
         from .guided import guided_transfer_table
 

@@ -136,6 +136,10 @@ def assign_detector_labels(specs: list) -> None:
                 continue
 
 
+#: ``attacks = "as-given"``: the dataset's own attacked rows, scored as they are (RAID's 11 attacks)
+AS_GIVEN = "as-given"
+
+
 @dataclass
 class RunConfig:
     dataset: str = "demo"
@@ -162,8 +166,17 @@ class RunConfig:
     max_retries: int = 2  # resubmissions of a batch whose worker died (the ray executor)
     resources: dict = field(default_factory=dict)  # {target: {num_cpus=..., num_gpus=...}} per worker
     plugins: list = field(default_factory=list)  # Python files defining components (humanize._plugins)
+    #: "humanize" (exact quantile thresholds, intervals) or "raid" (RAID's own evaluator's definitions)
+    protocol: str = "humanize"
+    #: attack the human test texts too, as RAID does (they are scored; RAID's AUROC counts them)
+    attack_human: bool = False
+    #: evaluate the dataset's own attacked rows (its ``attack`` column) as given instead of attacking:
+    #: ``attacks = "as-given"`` in a config or ``RunConfig(attacks="as-given")``
+    given_attacks: bool = False
 
     def __post_init__(self) -> None:
+        if isinstance(self.attacks, str) and self.attacks == AS_GIVEN:
+            self.attacks, self.given_attacks = [], True
         if isinstance(self.detectors, (list, tuple)):  # a stored config's reader sees the run's labels
             assign_detector_labels(self.detectors)
 
@@ -185,6 +198,9 @@ class RunConfig:
             d.pop(name)
         if not d["defenses"]:  # runs without defenses keep the ids they had before defenses existed
             d.pop("defenses")
+        for name, default in (("protocol", "humanize"), ("attack_human", False), ("given_attacks", False)):
+            if d.get(name) == default:  # runs without them keep the ids they had before they existed
+                d.pop(name)
 
         return json.dumps(d, sort_keys=True, default=repr)
 
@@ -310,6 +326,17 @@ class RunConfig:
         need(is_int(self.max_retries) and self.max_retries >= 0, "max_retries", "an int >= 0")
         need(isinstance(self.plugins, (list, tuple)) and all(isinstance(p, (str, os.PathLike)) for p in self.plugins),
              "plugins", "a list of Python file paths")
+        from ..evaluation.evaluate import PROTOCOLS
+
+        need(isinstance(self.protocol, str) and self.protocol in PROTOCOLS, "protocol", " or ".join(map(repr, PROTOCOLS)))
+        need(isinstance(self.attack_human, bool), "attack_human", "true or false")
+        need(isinstance(self.given_attacks, bool), "given_attacks", 'true or false (attacks = "as-given" sets it)')
+        if self.given_attacks and self.attacks:
+            raise ConfigError('attacks = "as-given" evaluates the dataset\'s own attacked rows; it takes no list of '
+                              "attacks besides (run them in another configuration)")
+        if self.given_attacks and self.attack_human:
+            raise ConfigError('attack_human attacks the human texts with the configured attacks; with attacks = '
+                              '"as-given" the dataset\'s own attacked human rows are used as they are')
         need(isinstance(self.resources, dict), "resources",
              "a table of per-worker resources by job, e.g. {model = {num_cpus = 1, num_gpus = 0.5}}")
         check_resources_table(self.resources)
@@ -337,8 +364,9 @@ class RunConfig:
         unknown = sorted(set(self.filters) - set(valid))
         if unknown and not any(p.kind is p.VAR_KEYWORD for p in signature.values()):
             raise ConfigError(f"dataset {self.dataset!r} takes no filter(s) {unknown}; valid: {', '.join(valid)}")
-        if not self.attacks:
-            raise ConfigError("no attacks configured; available: " + ", ".join(attacks.available()))
+        if not self.attacks and not self.given_attacks:
+            raise ConfigError("no attacks configured (or attacks = \"as-given\" for the dataset's own attacked "
+                              "rows); available: " + ", ".join(attacks.available()))
         if not self.detectors:
             raise ConfigError("no detectors configured; available: " + ", ".join(detectors.available()))
         labels: dict[str, str] = {}
@@ -466,7 +494,10 @@ def config_from_dict(data: dict) -> RunConfig:
     if not isinstance(filters, dict):
         raise ConfigError(f"[dataset] filters must be a table, got {show(filters)}")
     cfg.filters = {**filters, **ds}
-    cfg.attacks = [attack_spec(a) for a in _entries(data, "attacks")]
+    if data.get("attacks") == AS_GIVEN:
+        cfg.given_attacks = True
+    else:
+        cfg.attacks = [attack_spec(a) for a in _entries(data, "attacks")]
     cfg.detectors = [_detector_spec(d) for d in _entries(data, "detectors")]
     cfg.defenses = [_detector_spec(d, DefenseSpec, "defense") for d in _entries(data, "defenses")]
     cfg.resources = _section(data, "resources")
@@ -477,7 +508,7 @@ def config_from_dict(data: dict) -> RunConfig:
     cfg.quality_params = q
     run = _section(data, "run")
     valid = ("seed", "device", "batch_size", "db", "per_domain", "train_fraction", "fprs", "n_boot", "confidence",
-             "executor", "ray_address", "max_retries", "plugins")
+             "executor", "ray_address", "max_retries", "plugins", "protocol", "attack_human")
     for key in valid:
         if key in run:
             setattr(cfg, key, run.pop(key))

@@ -42,8 +42,8 @@ from .config import ConfigError, RunConfig, sampling_seed
 from ..data import load_dataset
 from ..data.split import group_split
 from .executors import Failure, get_executor
-from .run_tables import (CLEAN, COST_COLUMNS, INFO_COUNTS, cost_rows, evaluate_defenses, failure_rows,
-                         mixed_machines, score_rows, timing_label, unchanged_reason)
+from .run_tables import (CLEAN, COST_COLUMNS, INFO_COUNTS, RAID_KEYS, cost_rows, evaluate_defenses, failure_rows,
+                         mixed_machines, raid_slice_table, score_rows, timing_label, unchanged_reason)
 from .stages import StageWork, batch_keys, missing_batches, run_stage, run_stages
 from .store import ResultsStore, computed_attack_record, text_hash
 
@@ -76,13 +76,16 @@ class RunResult:
 
 
 def sample_rows(config: RunConfig) -> pd.DataFrame:
-    """The clean human and machine rows of the run, with a ``split`` column (train/test)."""
+    """The clean human and machine rows of the run, with a ``split`` column (train/test); with
+    ``config.given_attacks``, also the dataset's attacked rows of the sampled documents (their
+    ``adv_source_id`` names a sampled clean row, RAID's link), each in its source's split."""
     try:
         df = load_dataset(config.dataset, **config.filters)
     except (TypeError, ValueError) as err:  # a filter the loader rejects: a config problem
         raise ConfigError(f"dataset {config.dataset!r} with filters {config.filters}: {err}") from None
-    df = df[df["attack"].fillna(CLEAN).isin([CLEAN])].copy()
     df = df[df["generation"].map(lambda t: isinstance(t, str))]
+    given = df[~df["attack"].fillna(CLEAN).isin([CLEAN])].copy()
+    df = df[df["attack"].fillna(CLEAN).isin([CLEAN])].copy()
     parts = []
     for label in ("machine", "human"):
         part = df[df["label"] == label]
@@ -96,9 +99,25 @@ def sample_rows(config: RunConfig) -> pd.DataFrame:
     split = group_split(rows["source_id"], rows["generation"], config.seed, config.train_fraction,
                         given=rows["split"].tolist() if own else None)  # no text on both sides
     rows["split"] = split.parts
+    if config.given_attacks:
+        rows = pd.concat([rows, _given_rows(config, given, rows)], ignore_index=True)
     rows["text_hash"] = rows["generation"].map(text_hash)
     rows.attrs["split_note"] = split.note()  # _run says it among the run's warnings
     return rows
+
+
+def _given_rows(config: RunConfig, given: pd.DataFrame, clean: pd.DataFrame) -> pd.DataFrame:
+    """The dataset's attacked rows whose ``adv_source_id`` is a sampled clean row, in its split."""
+    if "adv_source_id" not in given.columns or given.empty:
+        raise ConfigError(f'attacks = "as-given": dataset {config.dataset!r} has no attacked rows linked to their '
+                          "clean rows (RAID's adv_source_id column); load a split with its attacks")
+    split_of = dict(zip(clean["id"], clean["split"]))
+    given = given[given["adv_source_id"].isin(split_of)].copy()
+    if given.empty:
+        raise ConfigError(f'attacks = "as-given": no attacked row of dataset {config.dataset!r} comes from the '
+                          "sampled clean rows (their adv_source_id)")
+    given["split"] = given["adv_source_id"].map(split_of)
+    return given.sort_values(["label", "attack", "id"])
 
 
 def _attack_key(attack) -> str:
@@ -396,14 +415,19 @@ def _run(config: RunConfig, run_id: str, rows: pd.DataFrame, store: ResultsStore
          progress: bool, release_models: bool = False) -> RunResult:
     work = {"attacked": 0, "scored": 0, "quality": 0, "fitted": 0}
     failures: list = []
+    every_row = rows  # what the manifest and the inputs table record (the dataset's attacked rows included)
+    is_clean = rows["attack"].fillna(CLEAN) == CLEAN
+    given = rows[~is_clean & (rows["split"] == "test")]  # the dataset's own attacked rows (attacks = "as-given")
+    rows = rows[is_clean]
     test, train = rows[rows["split"] == "test"], rows[rows["split"] == "train"]
-    machine = test[test["label"] == "machine"]
+    # the texts the configured attacks rewrite: the machine test texts, and with attack_human the human ones too
+    machine = test if config.attack_human else test[test["label"] == "machine"]
     targets = _run_targets(config, train)
     attack_plan = _attack_plan(config, targets)
     plan = _detector_plan(config, train, targets)
     meter = _quality_meter(config) if config.quality else None
-    manifest = build_manifest(config, run_id, rows, attack_plan, [(spec, det, key) for spec, _, key, _, det in plan],
-                              meter)
+    manifest = build_manifest(config, run_id, every_row, attack_plan,
+                              [(spec, det, key) for spec, _, key, _, det in plan], meter)
     store.start_run(run_id, {**config.to_dict(), "manifest": manifest})
     # attack models that a detector or the perplexity meter also scores with (issue #19 §4): said first
     shared = model_sharing.shared_models(*model_sharing.run_components(config))
@@ -416,6 +440,7 @@ def _run(config: RunConfig, run_id: str, rows: pd.DataFrame, store: ResultsStore
                         + ([meter] if meter is not None else [])) if release_models else None
     outputs = _run_attacks(config, store, executor, machine, attack_plan, progress, work, failures, keep)
     texts = dict(zip(test["text_hash"], test["generation"]))
+    texts.update(zip(given["text_hash"], given["generation"]))
     for frame in outputs.values():
         texts.update(zip(frame["text_hash"], frame["text"]))
     defended = _defend(config, executor, texts, progress, failures)
@@ -424,14 +449,23 @@ def _run(config: RunConfig, run_id: str, rows: pd.DataFrame, store: ResultsStore
     detector_cost: list = []
     scores = _score_all(config, store, executor, groups, train, plan, progress, work, failures, detector_cost)
 
-    base = test[["id", "label", "domain", "text_hash"]].assign(attack=CLEAN, adv_source_id=test["id"])
+    keys = [c for c in RAID_KEYS if c in test.columns]  # RAID's slices, for protocol "raid"
+    base = test[["id", "label", "domain", "text_hash", *keys]].assign(attack=CLEAN, adv_source_id=test["id"])
+    label_of = dict(zip(test["id"], test["label"]))
+    extra_of = {k: dict(zip(test["id"], test[k])) for k in keys}
     attacked = [
-        f[["id", "domain", "text_hash", "attack"]].assign(label="machine", adv_source_id=f["id"])
+        f[["id", "domain", "text_hash", "attack"]].assign(label=f["id"].map(label_of), adv_source_id=f["id"],
+                                                          **{k: f["id"].map(extra_of[k]) for k in keys})
         for f in outputs.values()
     ]
+    if not given.empty:
+        attacked.append(given[["id", "label", "domain", "text_hash", "attack", "adv_source_id", *keys]])
     every = pd.concat([base, *attacked], ignore_index=True)
     score_table = score_rows(every, scores, defended)
     metrics = evaluate_defenses(score_table, config)
+    # the cost and quality of an attack are read on the machine texts it rewrote (attack_human: humans too,
+    # scored, but not in these tables)
+    outputs = {label: f[f["id"].map(label_of) == "machine"] for label, f in outputs.items()}
     cost = cost_rows(outputs)
     # which detector guided each attack (a run detector's label, or "<name> (own)"): transfer is read off one table
     guides = {label: guide_label(attack, targets) for _, label, attack, _ in attack_plan}
@@ -443,11 +477,13 @@ def _run(config: RunConfig, run_id: str, rows: pd.DataFrame, store: ResultsStore
     for note in notes:
         warnings.warn(note, RuntimeWarning, stacklevel=3)
     notes = [s.message() for s in shared] + notes
-    if rows.attrs.get("split_note"):  # duplicate texts in the sample (humanize._split.group_split)
-        notes.append(rows.attrs["split_note"])
+    if every_row.attrs.get("split_note"):  # duplicate texts in the sample (humanize._split.group_split)
+        notes.append(every_row.attrs["split_note"])
         warnings.warn(notes[-1], RuntimeWarning, stacklevel=3)
     tables = {"metrics": metrics, "scores": score_table, "cost": cost,
               "detector_cost": pd.DataFrame(detector_cost, columns=DETECTOR_COST_COLUMNS)}
+    if config.protocol == "raid":  # every slice of RAID's evaluator (domain x attack x model x ...), undefended
+        tables["raid_slices"] = raid_slice_table(score_table, config)
     if shared:
         tables["warnings"] = model_sharing.sharing_table(shared)
     if config.quality:
@@ -464,7 +500,7 @@ def _run(config: RunConfig, run_id: str, rows: pd.DataFrame, store: ResultsStore
         notes.append(f"{len(failures)} document(s) failed and are left out of the tables (see the run's "
                      f"'failures' table); a rerun retries them: {failures[0].job}: {failures[0].error}")
         warnings.warn(notes[-1], RuntimeWarning, stacklevel=3)
-    store.put_inputs(run_id, input_pairs(rows))  # what later commands that re-read the dataset check against
+    store.put_inputs(run_id, input_pairs(every_row))  # what later commands that re-read the dataset check against
     store.finish_run(run_id, tables)
     return RunResult(run_id, tables, str(config.db), work, corrupt=list(store.corrupt), warnings=notes,
                      failures=failures, manifest=manifest)

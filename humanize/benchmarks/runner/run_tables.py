@@ -12,6 +12,8 @@ CLEAN = "none"
 COST_COLUMNS = ("wall_s", "cpu_s", "peak_rss_mb", "peak_gpu_mb", "tokens_in", "tokens_out", "queries")
 #: Counts an attack reports in ``AttackResult.info`` that the cost table carries per document.
 INFO_COUNTS = ("detector_queries", "llm_tokens_in", "llm_tokens_out", "llm_queries", "guide_queries")
+#: The RAID row keys a score row carries when the dataset has them (protocol "raid" slices by them).
+RAID_KEYS = ("model", "decoding", "repetition_penalty")
 
 
 def score_rows(every: pd.DataFrame, scores: dict[str, dict], defended: dict[str, dict]) -> pd.DataFrame:
@@ -45,12 +47,23 @@ def evaluate_defenses(score_table: pd.DataFrame, config) -> pd.DataFrame:
         rows = score_table[score_table["defense"] == defense].drop(columns=["defense"])
         metrics = evaluate(rows, fprs=config.fprs, per_domain=config.per_domain, pair_key="adv_source_id",
                            nan_policy="omit", seed=sampling_seed(config.seed), n_boot=config.n_boot,
-                           confidence=config.confidence)
+                           confidence=config.confidence, protocol=config.protocol)
         metrics["defense"] = defense
+        # which protocol's definitions produced the figures: every report and card names it
+        metrics["protocol"] = config.protocol
         # how the thresholds were calibrated: the report's summary says it (issue #24 §1)
         metrics["thresholds"] = "per domain" if config.per_domain else "pooled"
         out.append(metrics)
     return pd.concat(out, ignore_index=True)
+
+
+def raid_slice_table(score_table: pd.DataFrame, config) -> pd.DataFrame:
+    """Every slice RAID's evaluator reports (domain x attack x model x decoding x repetition penalty, each
+    also "all"), per detector, on the undefended scores: :func:`~humanize.benchmarks.evaluation.raid.raid_metrics`."""
+    from ..evaluation.raid import raid_metrics
+
+    rows = score_table[score_table["defense"] == CLEAN].drop(columns=["defense"])
+    return raid_metrics(rows, config.fprs, per_domain=config.per_domain)[1]
 
 
 #: The reason of an unchanged output whose stored info has none (an output cached before attacks reported it).
