@@ -14,7 +14,8 @@ since they import nothing from here. A few helpers are exported here, imported
 on first access: ``build_target`` (a :class:`~humanize.detectors.target.Target`
 from a detector and a dataset name), ``dataset_training_set`` and
 ``reliance_for_run``, and the runner's face: ``RunConfig``, ``AttackSpec``,
-``DetectorSpec``, ``run``, ``build_report``, ``load_dataset``.
+``DetectorSpec``, ``run``, ``build_report``, ``load_dataset``; and RAID's leaderboard workflow:
+``raid_detect``, ``raid_check``, ``raid_evaluate``, ``raid_metadata_template``.
 """
 
 from humanize._lazy import lazy_getattr
@@ -44,6 +45,11 @@ _EXPORTS = {
     "RunResult": "runner",
     "build_report": "reporting.report",
     "load_dataset": "data",
+    # RAID's leaderboard workflow (humanize-bench raid ...)
+    "raid_detect": "humanize.benchmarks.runner.raid_detect:detect_file",
+    "raid_check": "humanize.benchmarks.runner.raid_submission:check_submission",
+    "raid_evaluate": "evaluation.raid",
+    "raid_metadata_template": "humanize.benchmarks.runner.raid_submission:write_metadata_template",
 }
 __all__ = list(_EXPORTS)
 

@@ -86,6 +86,12 @@ def _config_from_args(args):
             setattr(cfg, field, value)
     if args.no_quality:
         cfg.quality = False
+    if getattr(args, "protocol", None):
+        cfg.protocol = args.protocol
+    if getattr(args, "attack_human", False):
+        cfg.attack_human = True
+    if getattr(args, "attacks_as_given", False):
+        cfg.given_attacks = True  # with --attack too: validate refuses the pair in one line
     return cfg
 
 
@@ -412,6 +418,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-size", dest="batch_size", type=int)
     p.add_argument("--db", help=f"results database (default {DEFAULT_OUT}/results.sqlite)")
     p.add_argument("--no-quality", action="store_true", help="skip the quality meters")
+    p.add_argument("--protocol", choices=["humanize", "raid"],
+                   help="the evaluation's definitions: humanize (default: exact thresholds, intervals) or raid "
+                        "(RAID's own evaluator's, exactly; adds every RAID slice as the raid_slices table)")
+    p.add_argument("--attack-human", dest="attack_human", action="store_true",
+                   help="attack the human test texts too, as RAID does (RAID's AUROC counts them)")
+    p.add_argument("--attacks-as-given", dest="attacks_as_given", action="store_true",
+                   help="score the dataset's own attacked rows as they are (RAID's train or extra split with its "
+                        "attacks) instead of attacking; takes no --attack")
     p.add_argument("--defense", action="append", metavar="NAME[:K=V,...]",
                    help="test-time defense applied to every scored text, e.g. normalize (repeatable)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")

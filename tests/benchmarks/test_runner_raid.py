@@ -156,3 +156,16 @@ def test_export_format_raid_writes_predictions_of_the_rows_with_raid_ids(raid_fi
     preds2 = json.loads((tmp_path / "e2" / "predictions.json").read_text())
     clean = result2.tables["scores"]
     assert {p["id"] for p in preds2} == set(clean[clean["attack"] == "none"]["id"])
+
+
+def test_run_from_the_command_line(raid_file, tmp_path, capsys):
+    from humanize.cli.main import main
+
+    db = str(tmp_path / "cli.sqlite")
+    argv = ["run", "--dataset", "raid", "--filter", f"path={json.dumps(str(raid_file))}", "--detector", "surface_probe",
+            "--attacks-as-given", "--protocol", "raid", "--no-quality", "--db", db, "--quiet"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "raid_headline" in out and "RAID's own search" in out
+    assert main([*argv, "--attack", "homoglyph"]) == 2
+    assert "as-given" in capsys.readouterr().err
