@@ -252,3 +252,19 @@ def test_evaluate_with_protocol_raid_gives_raids_headline_per_attack():
                 assert abs(mine["value"].iloc[0] - rec["auroc"]) > 1e-3
     with pytest.raises(ValueError, match="protocol"):
         evaluate(tidy, protocol="RAID!")
+
+
+def test_protocol_raid_auroc_intervals_cover_the_value_and_are_seeded():
+    from humanize.benchmarks.evaluation import evaluate
+
+    df = raid_frame(12)
+    tidy = df.assign(label=np.where(df["model"] == "human", "human", "machine"), detector="d")
+    a = evaluate(tidy, [0.05], protocol="raid", n_boot=200, seed=1)
+    b = evaluate(tidy.sample(frac=1.0, random_state=3), [0.05], protocol="raid", n_boot=200, seed=1)
+    auc = a[a["metric"] == "auroc"]
+    assert (auc["value_lo"] <= auc["value"]).all() and (auc["value"] <= auc["value_hi"]).all()
+    assert (auc["value_hi"] - auc["value_lo"] > 0.01).all()
+    assert a[a["metric"] == "tpr"]["value_lo"].isna().all()  # RAID's search is not refit per replicate
+    pd.testing.assert_frame_equal(a, b)  # row order does not matter, the seed does
+    c = evaluate(tidy, [0.05], protocol="raid", n_boot=200, seed=2)
+    assert not np.allclose(c[c["metric"] == "auroc"]["value_lo"], auc["value_lo"])

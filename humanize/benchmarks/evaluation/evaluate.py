@@ -239,13 +239,14 @@ def evaluate(scores_df: pd.DataFrame, fprs=(0.05, 0.01), *, per_domain: bool = T
 
     ``protocol``: "humanize" (the above) or "raid": RAID's own definitions, exactly as its evaluator
     computes them (:mod:`.raid`: searched thresholds with ``>=``, AUROC against every human row of the
-    domain, attacked ones included; ``auroc`` and ``tpr`` only, no intervals; ``by`` the attack alone).
+    domain, attacked ones included; ``auroc`` and ``tpr`` only, intervals for the AUROC alone; ``by`` the
+    attack alone).
     ``result.attrs["protocol"]`` names it.
     """
     if protocol not in PROTOCOLS:
         raise ValueError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
     if protocol == "raid":
-        return _raid_protocol(scores_df, fprs, per_domain, clean_attack, by, nan_policy)
+        return _raid_protocol(scores_df, fprs, per_domain, clean_attack, by, nan_policy, n_boot, confidence, seed)
     fprs = tuple(check_fpr(f, "fprs item") for f in ((fprs,) if isinstance(fprs, (int, float)) else fprs))
     n_boot, confidence, seed = check_bootstrap(n_boot, confidence, seed)
     df, by, pair_key, dropped = _check_frame(scores_df, per_domain, by, pair_key, nan_policy)
@@ -343,7 +344,7 @@ def evaluate(scores_df: pd.DataFrame, fprs=(0.05, 0.01), *, per_domain: bool = T
     return out
 
 
-def _raid_protocol(scores_df, fprs, per_domain, clean_attack, by, nan_policy) -> pd.DataFrame:
+def _raid_protocol(scores_df, fprs, per_domain, clean_attack, by, nan_policy, n_boot, confidence, seed) -> pd.DataFrame:
     from .raid import raid_metrics
 
     by = (by,) if isinstance(by, str) else tuple(by)
@@ -352,11 +353,14 @@ def _raid_protocol(scores_df, fprs, per_domain, clean_attack, by, nan_policy) ->
     fprs = tuple(check_fpr(f, "fprs item") for f in ((fprs,) if isinstance(fprs, (int, float)) else fprs))
     df, _, _, dropped = _check_frame(scores_df, per_domain, by, None, nan_policy)
     df = pd.concat([df, dropped], ignore_index=True)  # RAID's own rules say what a missing score does
-    out, _ = raid_metrics(df, fprs, per_domain=per_domain, clean_attack=clean_attack)
+    n_boot, confidence, seed = check_bootstrap(n_boot, confidence, seed)
+    out, _ = raid_metrics(df, fprs, per_domain=per_domain, clean_attack=clean_attack, n_boot=n_boot,
+                          confidence=confidence, seed=seed)
     out = out[["detector", "attack", "metric", "fpr", *FIGURE_COLUMNS]]
     out.attrs["omitted_nan"] = {str(k): int(v) for k, v in dropped.groupby("detector").size().items()}
     out.attrs["clean_attack"] = clean_attack
-    out.attrs["bootstrap"] = {"n_boot": 0, "confidence": math.nan, "seed": None, "paired": None}
+    out.attrs["bootstrap"] = {"n_boot": n_boot, "confidence": confidence, "seed": seed, "paired": False,
+                              "figures": "auroc"}
     out.attrs["protocol"] = "raid"
     return out
 

@@ -424,16 +424,46 @@ def raid_frame_of(scores: pd.DataFrame, clean_attack: str = CLEAN) -> pd.DataFra
     return frame
 
 
+def _strata_draw(rng, strata: np.ndarray, n_boot: int) -> np.ndarray:
+    """``n_boot`` rows of indices, each a redraw with replacement within every stratum."""
+    out = np.empty((n_boot, len(strata)), dtype=np.int64)
+    for s in np.unique(strata):
+        pos = np.flatnonzero(strata == s)
+        out[:, pos] = pos[rng.integers(0, len(pos), size=(n_boot, len(pos)))]
+    return out
+
+
+def _canonical(frame: pd.DataFrame) -> pd.DataFrame:
+    keys = frame[["domain", "attack", "id"]].astype(str)
+    return frame.iloc[np.lexsort([keys["id"], keys["attack"], keys["domain"]])]
+
+
+def auroc_replicates(machine: np.ndarray, m_strata: np.ndarray, human: np.ndarray, h_strata: np.ndarray,
+                     n_boot: int, rng) -> np.ndarray:
+    """Bootstrap replicates of the AUROC of ``machine`` against ``human`` scores, each side redrawn within its
+    strata (domains): the Mann-Whitney statistic from mid-ranks of every replicate at once."""
+    from scipy.stats import rankdata
+
+    mi = _strata_draw(rng, m_strata, n_boot)
+    hi = _strata_draw(rng, h_strata, n_boot)
+    both = np.concatenate([machine[mi], human[hi]], axis=1)
+    ranks = rankdata(both, axis=1)
+    n_m, n_h = len(machine), len(human)
+    return (ranks[:, :n_m].sum(axis=1) - n_m * (n_m + 1) / 2) / (n_m * n_h)
+
+
 def raid_metrics(scores_df: pd.DataFrame, fprs, *, per_domain: bool = True, clean_attack: str = CLEAN,
-                 require_complete: bool = False, epsilon: float = RAID_EPSILON) -> tuple[pd.DataFrame, pd.DataFrame]:
+                 require_complete: bool = False, epsilon: float = RAID_EPSILON, n_boot: int = 0,
+                 confidence: float = 0.95, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
     """RAID's figures per (detector, attack) in :func:`.evaluate.evaluate`'s columns (``auroc`` and ``tpr``
     per target FPR; RAID defines no others), and every RAID slice per detector (:func:`records_frame`).
 
     A figure is the slice over every domain, model, decoding and repetition penalty; ``value`` is None
     (NaN) where RAID nulls it (some domain's achieved FPR above the target), ``value_at_achieved_fpr``
     keeps it; ``achieved_fpr``: the clean humans' FPR at RAID's thresholds, over the group's domains.
-    No bootstrap intervals: RAID's protocol has none, and its searched thresholds are not refit here.
-    ``require_complete`` (False: a run's failed scores are dropped, as our protocol's ``nan_policy="omit"``)."""
+    Intervals (``n_boot`` > 0): the AUROC's percentile bootstrap interval, machine and human rows redrawn
+    within their domains (RAID reports none; a TPR's would refit RAID's search per replicate, and is left
+    out). ``require_complete`` (False: a run's failed scores are dropped, as our protocol's ``nan_policy="omit"``)."""
     targets = check_target_fprs(list(fprs))
     rows, slices = [], []
     for det, part in scores_df.groupby("detector", sort=True):
@@ -459,8 +489,22 @@ def raid_metrics(scores_df: pd.DataFrame, fprs, *, per_domain: bool = True, clea
             base = {"detector": det, "attack": attack, "n_machine": int(group["score"].notna().sum()),
                     "n_human": len(humans), "n_pairs": math.nan,
                     "n_dropped_nan": int(group["score"].isna().sum())}
+            lo = hi = math.nan
+            if n_boot:
+                import zlib
+
+                from .bootstrap import percentile_intervals
+
+                # canonical order (domain, attack, id): the input's row order cannot move an interval
+                ok = _canonical(group[group["score"].notna()])
+                ref = _canonical(humans)
+                rng = np.random.default_rng([seed, zlib.crc32(f"{det}\x1f{attack}".encode())])
+                reps = auroc_replicates(ok["score"].to_numpy(), pd.factorize(ok["domain"])[0],
+                                        ref["score"].to_numpy(), pd.factorize(ref["domain"])[0], n_boot, rng)
+                lo, hi = percentile_intervals([reps], confidence)[0]
             rows.append({**base, "metric": "auroc", "fpr": math.nan, "value": rec["auroc"], "reached": True,
-                         "underpowered": False, "achieved_fpr": math.nan, "value_at_achieved_fpr": rec["auroc"]})
+                         "underpowered": False, "achieved_fpr": math.nan, "value_at_achieved_fpr": rec["auroc"],
+                         "value_lo": lo, "value_hi": hi})
             for target in targets:
                 key = fpr_key(target)
                 got = achieved[key]
@@ -479,7 +523,7 @@ def raid_metrics(scores_df: pd.DataFrame, fprs, *, per_domain: bool = True, clea
     out = out.merge(clean.rename(columns={"value": "clean_value"}), on=["detector", "metric", "_fpr"], how="left")
     out["change"] = out["value"] - out["clean_value"]
     for col in ("value_lo", "value_hi", "change_lo", "change_hi"):
-        out[col] = math.nan
+        out[col] = out[col].astype(float) if col in out else math.nan
     order = out.assign(_clean=out["attack"] != clean_attack).sort_values(["detector", "_clean", "attack"],
                                                                           kind="stable").index
     out = out.loc[order].drop(columns=["_fpr"]).reset_index(drop=True)
