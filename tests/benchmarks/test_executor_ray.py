@@ -407,3 +407,27 @@ def test_a_warmed_job_that_does_not_come_next_never_blocks_the_tasks(cluster):
     while ray.available_resources().get("CPU", 0) < 2 and time.time() < deadline:
         time.sleep(0.2)
     assert ray.available_resources().get("CPU", 0) == 2
+
+
+def _comma_score(texts):
+    """A module-level detector function (the workers import this module by name)."""
+    return [float(t.count(",")) + len(t) / 1000 for t in texts]
+
+
+def test_raid_detect_on_ray_writes_the_same_predictions_as_locally(cluster, tmp_path):
+    from humanize.benchmarks.runner.raid_detect import detect_file
+    from humanize.detectors import FunctionDetector
+
+    rows = [{"id": f"r{i}", "generation": ("a, b, " * (i % 7)) + f"text {i % 40}"} for i in range(300)]
+    pd.DataFrame(rows).to_csv(tmp_path / "test.csv", index=False)
+    det = FunctionDetector(_comma_score, name="commas", fn_version="1")
+    local = detect_file(det, tmp_path / "test.csv", tmp_path / "local.json", db=tmp_path / "l.sqlite",
+                        progress=False, batch_size=16, chunksize=100)
+    ex = RayExecutor()
+    try:
+        remote = detect_file(det, tmp_path / "test.csv", tmp_path / "ray.json", db=tmp_path / "r.sqlite",
+                             executor=ex, progress=False, batch_size=16, chunksize=100)
+    finally:
+        ex.close()
+    assert remote.scored == local.scored == len({r["generation"] for r in rows}) and not remote.failures
+    assert (tmp_path / "ray.json").read_text() == (tmp_path / "local.json").read_text()

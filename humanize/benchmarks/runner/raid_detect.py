@@ -23,13 +23,14 @@ from humanize.text import text_hash
 from . import jobs
 from .stages import batch_keys, run_stage
 from .store import ResultsStore
-from .raid_submission import write_predictions
+from .raid_submission import PredictionsWriter
 
 
 @dataclass
 class DetectSummary:
-    """What :func:`detect_file` did: rows read, texts scored in this call, texts the store already held,
-    documents that failed (their first error), and the predictions file (None when some failed)."""
+    """What :func:`detect_file` did: rows read, distinct texts scored in this call, texts whose score was
+    in the store when their chunk was read (scored by an earlier call, or by an earlier chunk of this one),
+    documents that failed, and the predictions file (None when some failed: nothing is written then)."""
 
     rows: int = 0
     scored: int = 0
@@ -94,30 +95,30 @@ def detect_file(detector, data: str | os.PathLike, out: str | os.PathLike, *, db
     key = detector_store_key(detector)
     job = jobs.detector_job(label or detector.name, detector, None, {})
     summary = DetectSummary()
-    ids, hashes, scores = [], [], {}
+    writer = PredictionsWriter(out)
     try:
         with ResultsStore(db) as store, store.commit_every(1.0):
             for chunk in _chunks(path, chunksize, progress):
                 texts = chunk["generation"].fillna("").astype(str).tolist()
-                chunk_hashes = [text_hash(t) for t in texts]
-                ids += chunk["id"].astype(str).tolist()
-                hashes += chunk_hashes
-                todo = {h: t for h, t in zip(chunk_hashes, texts) if h not in scores}
-                have = store.scores(key, list(todo))
-                scores.update(have)
-                summary.cached += len(have)
-                pending = sorted((h for h in todo if h not in have), key=lambda h: len(todo[h]))
+                hashes = [text_hash(t) for t in texts]
+                todo = dict(zip(hashes, texts))
+                scores = store.scores(key, list(todo))  # scored before, in this call or an earlier one
+                summary.cached += len(scores)
+                pending = sorted((h for h in todo if h not in scores), key=lambda h: len(todo[h]))
                 batches = [[(h, todo[h]) for h in b] for b in batch_keys(pending, batch_size)]
                 stage = run_stage(executor, job, batches, progress=False,
                                   put=lambda done: store.put_scores(key, [(h, r["score"]) for h, r in done]))
                 scores.update({h: r["score"] for h, r in stage.results.items()})
                 summary.scored += len(stage.computed)
                 summary.failures += stage.failures
+                summary.rows += len(chunk)
+                if not summary.failures:  # a chunk's lines, written as it completes: memory bounded by a chunk
+                    writer.add(zip(chunk["id"].astype(str), (scores[h] for h in hashes)))
+        if not summary.failures:
+            summary.predictions = writer.commit()
     finally:
+        writer.discard()
         if own:
             executor.close()
-    summary.rows = len(ids)
-    if not summary.failures:
-        summary.predictions = write_predictions(((i, scores[h]) for i, h in zip(ids, hashes)), out)
     return summary
 

@@ -121,21 +121,49 @@ def read_predictions(path: str | os.PathLike) -> pd.DataFrame:
     return frame[["id", "score"]]
 
 
-def write_predictions(pairs, path: str | os.PathLike) -> Path:
-    """RAID's ``predictions.json`` from ``(id, score)`` pairs, written atomically (a temporary file renamed)."""
-    p = Path(path).expanduser()
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(p.name + ".partial")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write("[")
-        for i, (ident, score) in enumerate(pairs):
+class PredictionsWriter:
+    """RAID's ``predictions.json`` written as ``(id, score)`` pairs arrive, into a temporary file that
+    :meth:`commit` renames into place (whole or not at all); :meth:`discard` removes an unfinished one."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path).expanduser()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.tmp = self.path.with_name(self.path.name + ".partial")
+        self._file = open(self.tmp, "w", encoding="utf-8")
+        self._file.write("[")
+        self._n = 0
+
+    def add(self, pairs) -> None:
+        lines = []
+        for ident, score in pairs:
             score = float(score)
             if not math.isfinite(score):
                 raise RaidEvaluationError(f"the score of id {ident!r} is {score}; RAID needs a finite number")
-            f.write(("," if i else "") + "\n" + json.dumps({"id": str(ident), "score": score}))
-        f.write("\n]\n")
-    os.replace(tmp, p)
-    return p
+            lines.append(("," if self._n else "") + "\n" + json.dumps({"id": str(ident), "score": score}))
+            self._n += 1
+        self._file.write("".join(lines))
+
+    def commit(self) -> Path:
+        self._file.write("\n]\n")
+        self._file.close()
+        os.replace(self.tmp, self.path)
+        return self.path
+
+    def discard(self) -> None:
+        if not self._file.closed:
+            self._file.close()
+        if self.tmp.exists():
+            self.tmp.unlink()
+
+
+def write_predictions(pairs, path: str | os.PathLike) -> Path:
+    """RAID's ``predictions.json`` from ``(id, score)`` pairs, written atomically (a temporary file renamed)."""
+    writer = PredictionsWriter(path)
+    try:
+        writer.add(pairs)
+        return writer.commit()
+    finally:
+        writer.discard()
 
 
 def write_metadata_template(path: str | os.PathLike, detector_name: str = "") -> Path:
