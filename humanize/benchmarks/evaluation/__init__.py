@@ -1,12 +1,14 @@
 """The evaluation, one job: protocols and statistics that turn detector scores into metrics
 (RAID Section 5.2 / Appendix C, TH-Bench Section 4 and Figure 4): thresholds, AUROC, TPR at FPR,
-bootstrap intervals. Formerly ``humanize.benchmarks.protocols``.
+bootstrap intervals; and RAID's own protocol, exactly (:mod:`.raid`, ``evaluate(..., protocol="raid")``).
+Formerly ``humanize.benchmarks.protocols``.
 
 Scores: higher = more machine-like, for every detector. Labels: "human"/"machine"
 or 0/1 with 1 = machine.
 """
 
 from .adapted import adapted_detector_matrix
+from .raid import RaidEvaluationError, raid_evaluate
 from .evaluate import evaluate, threshold_table, to_wide
 from .metrics import (
     TPRAtFPR,
@@ -22,6 +24,7 @@ from .thresholds import DEFAULT_TOLERANCE, Calibration, ThresholdResult, calibra
 
 __all__ = [
     "DEFAULT_TOLERANCE",
+    "RaidEvaluationError",
     "Calibration",
     "TPRAtFPR",
     "TPRAtFPRResult",
@@ -34,6 +37,7 @@ __all__ = [
     "calibrate",
     "classification_at_fpr",
     "evaluate",
+    "raid_evaluate",
     "threshold_at_fpr",
     "threshold_table",
     "to_wide",
