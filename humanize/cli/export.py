@@ -42,7 +42,7 @@ def _cmd_export(args) -> int:
 
 
 def add_parser(subparsers) -> None:
-    from humanize.benchmarks.reporting.export import FORMATS
+    from humanize.benchmarks.reporting.export import EXPORT_FORMATS
     from humanize.cli._outputs import force_argument
     from humanize.cli.main import DEFAULT_OUT
 
@@ -51,7 +51,8 @@ def add_parser(subparsers) -> None:
                       "for pandas/DuckDB/Spark")
     p.add_argument("--db", default=f"{DEFAULT_OUT}/results.sqlite", help="results database")
     p.add_argument("--run", help="run id (default: the latest finished run)")
-    p.add_argument("--format", choices=FORMATS, default="parquet", help="file format (default parquet)")
+    p.add_argument("--format", choices=EXPORT_FORMATS, default="parquet",
+                   help="file format (default parquet); raid: RAID's predictions.json of the rows with RAID ids")
     p.add_argument("--out", help="folder for the files (default: export/<run id> next to the database)")
     p.add_argument("--tables", nargs="+", metavar="NAME",
                    help="tables to write (default: all of the run's tables and 'documents')")

@@ -169,3 +169,34 @@ def test_run_from_the_command_line(raid_file, tmp_path, capsys):
     assert "raid_headline" in out and "RAID's own search" in out
     assert main([*argv, "--attack", "homoglyph"]) == 2
     assert "as-given" in capsys.readouterr().err
+
+
+def _apply(original, edits):
+    out, pos = [], 0
+    for start, end, replacement in edits:
+        out += [original[pos:start], replacement]
+        pos = end
+    return "".join(out) + original[pos:]
+
+
+def test_documents_show_the_given_rows_beside_their_sources_and_the_attacked_humans(raid_file, tmp_path):
+    from humanize.benchmarks.reporting.documents import run_documents
+    from humanize.benchmarks.runner.store import ResultsStore
+
+    cfg = config(raid_file, tmp_path, attacks="as-given")
+    result = run(cfg, progress=False)
+    with ResultsStore(cfg.db, readonly=True) as store:
+        docs = run_documents(store)
+    given = docs[docs["attack"] != "none"]
+    scored = result.tables["scores"]
+    assert set(zip(given["attack"], given["id"])) == set(zip(scored[scored["attack"] != "none"]["attack"],
+                                                          scored[scored["attack"] != "none"]["id"]))
+    assert all(_apply(o, e) == t for o, e, t in zip(given["original"], given["edits"], given["text"]))
+    assert (given["original"] != given["text"]).all()  # beside their clean source, not themselves
+    cfg2 = config(raid_file, tmp_path, attacks=[AttackSpec("upper_lower")], attack_human=True)
+    cfg2.db = str(tmp_path / "h.sqlite")
+    run(cfg2, progress=False)
+    with ResultsStore(cfg2.db, readonly=True) as store:
+        docs = run_documents(store)
+    attacked = docs[docs["attack"] == "upper_lower"]
+    assert set(attacked["label"]) == {"human", "machine"}

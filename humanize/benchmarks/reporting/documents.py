@@ -32,13 +32,18 @@ def run_documents(store: ResultsStore, run_id: str | None = None, *, clean: bool
     _, manifest = run_manifest(store, run_id)
     rows = sample_rows(ensure_dataset(config, manifest))
     check_inputs(store, run_id, rows, config.dataset)  # the texts shown are the ones the run scored
-    test = rows[rows["split"] == "test"]
-    machine = test[test["label"] == "machine"]
+    every = rows[rows["split"] == "test"]
+    given = every[every["attack"].fillna(CLEAN) != CLEAN]  # the dataset's own attacked rows (attacks = "as-given")
+    test = every[every["attack"].fillna(CLEAN) == CLEAN]
+    # the texts the run's attacks rewrote: the machine ones, and the human ones too with attack_human
+    machine = test if getattr(config, "attack_human", False) else test[test["label"] == "machine"]
     parts = []
     if clean:
         base = test[["id", "domain", "label", "generation", "text_hash"]].rename(columns={"generation": "original"})
         parts.append(base.assign(attack=CLEAN, attack_name=CLEAN, rate=float("nan"), text=base["original"],
                                  edits=[[] for _ in range(len(base))], input_hash=base["text_hash"], attack_key=""))
+    if not given.empty:
+        parts.append(_given_documents(given, test))
     hashes = machine["text_hash"].tolist()
     if manifest is not None:
         ran = attack_rows(manifest)
@@ -56,7 +61,7 @@ def run_documents(store: ResultsStore, run_id: str | None = None, *, clean: bool
         texts = [have[h]["output"] for h in frame["text_hash"]]
         parts.append(pd.DataFrame({
             "attack": item["attack"], "attack_name": item["attack_name"], "rate": item["rate"],
-            "id": frame["id"].to_numpy(), "domain": frame["domain"].to_numpy(), "label": "machine",
+            "id": frame["id"].to_numpy(), "domain": frame["domain"].to_numpy(), "label": frame["label"].to_numpy(),
             "original": frame["generation"].to_numpy(), "text": texts,
             "edits": [have[h]["edits"] for h in frame["text_hash"]],
             "input_hash": frame["text_hash"].to_numpy(), "text_hash": [text_hash(t) for t in texts],
@@ -64,3 +69,27 @@ def run_documents(store: ResultsStore, run_id: str | None = None, *, clean: bool
         }))
     out = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=[*DOCUMENT_COLUMNS, "label"])
     return out[[*DOCUMENT_COLUMNS[:5], "label", *DOCUMENT_COLUMNS[5:]]]
+
+
+def diff_edits(original: str, text: str) -> list[list]:
+    """The edits ``[start, end, replacement]`` over ``original`` that give ``text`` (difflib's opcodes, no
+    junk heuristic): for attacked texts a dataset ships without their edits (RAID's attacked rows)."""
+    import difflib
+
+    ops = difflib.SequenceMatcher(None, original, text, autojunk=False).get_opcodes()
+    return [[i1, i2, text[j1:j2]] for tag, i1, i2, j1, j2 in ops if tag != "equal"]
+
+
+def _given_documents(given: pd.DataFrame, clean: pd.DataFrame) -> pd.DataFrame:
+    """The dataset's attacked rows as documents: each beside its clean source (``adv_source_id``), with
+    the edits between them; a row whose source was not sampled is its own original."""
+    source = dict(zip(clean["id"], clean["generation"]))
+    originals = [source.get(s, t) for s, t in zip(given["adv_source_id"], given["generation"])]
+    return pd.DataFrame({
+        "attack": given["attack"].to_numpy(), "attack_name": given["attack"].to_numpy(), "rate": float("nan"),
+        "id": given["id"].to_numpy(), "domain": given["domain"].to_numpy(), "label": given["label"].to_numpy(),
+        "original": originals, "text": given["generation"].to_numpy(),
+        "edits": [diff_edits(o, t) for o, t in zip(originals, given["generation"])],
+        "input_hash": [text_hash(o) for o in originals], "text_hash": given["text_hash"].to_numpy(),
+        "attack_key": "as-given",
+    })

@@ -32,10 +32,11 @@ from ._files import atomic_write
 
 CLEAN = "none"  # the attack / defense label of untouched texts
 
-__all__ = ["FORMATS", "DOCUMENTS", "export_run", "run_export_tables", "write_table"]
+__all__ = ["EXPORT_FORMATS", "FORMATS", "DOCUMENTS", "export_raid_predictions", "export_run", "run_export_tables", "write_table"]
 
-FORMATS = ("parquet", "csv", "jsonl", "raid")
-TABLE_FORMATS = ("parquet", "csv", "jsonl")
+FORMATS = ("parquet", "csv", "jsonl")  # the formats of a table
+#: what ``export`` writes: a table format, or RAID's predictions (:func:`export_raid_predictions`)
+EXPORT_FORMATS = (*FORMATS, "raid")
 DOCUMENTS = "documents"
 _SUFFIX = {"parquet": ".parquet", "csv": ".csv", "jsonl": ".jsonl"}
 
@@ -133,8 +134,6 @@ def write_table(frame: pd.DataFrame, path: str | os.PathLike, format: str) -> Pa
     """Write one table to ``path`` in ``format``, atomically (a new temporary file renamed into place, so a
     crash leaves no half file); a symbolic link at ``path`` is refused, never written through."""
     format = _check_format(format)
-    if format not in TABLE_FORMATS:
-        raise ValueError(f"a table is written as one of {list(TABLE_FORMATS)}, not {format!r}")
     frame = _plain(frame, format)
 
     def write(tmp: Path) -> None:
@@ -151,13 +150,14 @@ def export_run(db: str | os.PathLike, out_dir: str | os.PathLike, run_id: Option
                format: str = "parquet", tables: Optional[Sequence[str]] = None) -> list[Path]:
     """Write every table of a finished run in ``db`` (the latest by default) to ``out_dir/<table>.<ext>``.
 
-    ``format``: ``"parquet"``, ``"csv"`` or ``"jsonl"``; ``tables``: a subset of
+    ``format``: ``"parquet"``, ``"csv"`` or ``"jsonl"`` (or ``"raid"``: RAID's predictions, the scores
+    table's rows with RAID ids, :func:`export_raid_predictions`); ``tables``: a subset of
     the run's table names plus ``"documents"`` (default: all). Returns the paths
     written. The store is opened read-only.
     """
     from ..runner.store import ResultsStore
 
-    format = _check_format(format)
+    format = format if format == "raid" else _check_format(format)
     if not isinstance(db, (str, os.PathLike)) or not str(db):
         raise TypeError(f"db must be a path to a results database, got {db!r}")
     if not isinstance(out_dir, (str, os.PathLike)) or not str(out_dir):

@@ -345,11 +345,11 @@ def protocol_sentence(protocol) -> str:
     """Which protocol's definitions the figures follow, in one sentence (a card and a report name it)."""
     if protocol == "raid":
         return ("Protocol: RAID's own (its evaluator's definitions: thresholds found by its search on clean human "
-                "texts, a text is machine iff score >= threshold, an attack's AUROC against every human text of "
+                "texts, a text is machine when its score is at or above the threshold, an attack's AUROC against every human text of "
                 "the domain, attacked ones included), as computed by RAID's evaluator; RAID reports no intervals: "
                 "the AUROC's here redraw machine and human texts within their domains, and TPRs have none.")
-    return ("Protocol: humanize-bench's (exact quantile thresholds on clean human texts, machine iff score > "
-            "threshold, an attack's AUROC against the clean human texts, bootstrap intervals); RAID's own "
+    return ("Protocol: humanize-bench's (exact quantile thresholds on clean human texts, machine when the score "
+            "exceeds the threshold, an attack's AUROC against the clean human texts, bootstrap intervals); RAID's own "
             "protocol is protocol = \"raid\" and differs by design (docs: the protocols and their statistics).")
 
 

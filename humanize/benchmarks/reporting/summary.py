@@ -199,7 +199,7 @@ def _note(metrics, tables, pooled, fprs, resolved, measure, quality, defenses, n
     if run_protocol(metrics) == "raid":
         scope = ("found by RAID's own search on the clean human test texts " +
                  ("per domain" if pooled is False else "pooled over domains") +
-                 " (RAID's protocol: machine iff score >= threshold; an attack's AUROC counts every human text "
+                 " (RAID's protocol: machine at or above the threshold; an attack's AUROC counts every human text "
                  "of the domain, attacked ones included; intervals for the AUROC only)")
     lines = [
         "**Summary.** One row per detector: clean `auroc` and " + tpr + f", thresholds {scope}. "

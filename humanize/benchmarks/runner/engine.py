@@ -449,7 +449,8 @@ def _run(config: RunConfig, run_id: str, rows: pd.DataFrame, store: ResultsStore
     detector_cost: list = []
     scores = _score_all(config, store, executor, groups, train, plan, progress, work, failures, detector_cost)
 
-    keys = [c for c in RAID_KEYS if c in test.columns]  # RAID's slices, for protocol "raid"
+    # RAID's slice keys, for protocol "raid" (other runs' tables keep their columns)
+    keys = [c for c in RAID_KEYS if c in test.columns] if config.protocol == "raid" else []
     base = test[["id", "label", "domain", "text_hash", *keys]].assign(attack=CLEAN, adv_source_id=test["id"])
     label_of = dict(zip(test["id"], test["label"]))
     extra_of = {k: dict(zip(test["id"], test[k])) for k in keys}
