@@ -251,3 +251,16 @@ def test_evaluate_refuses_unlabelled_data_and_bad_predictions(tmp_path, plugin, 
     assert main(["raid", "evaluate", "--predictions", str(preds), "--data", str(labelled)]) == 2
     err = capsys.readouterr().err
     assert "not finite" in err and err.count("\n") == 1
+
+
+def test_a_domain_too_small_to_resolve_the_fpr_is_a_note_not_a_problem(tmp_path, plugin, capsys):
+    data, df = raid_csv(tmp_path)
+    small = df[~((df["model"] == "human") & (df["attack"] == "none") & (df["domain"] == "books")
+                 & df["source_id"].isin([f"books-{s}" for s in range(13)]))]  # books keeps 27 clean humans
+    small.to_csv(data, index=False)
+    preds = tmp_path / "p.json"
+    assert detect(plugin, data, preds, tmp_path / "r.sqlite") == 0
+    capsys.readouterr()
+    assert check(data, preds) == 0
+    err = capsys.readouterr().err
+    assert "not checkable at FPR 0.05 in 1 domain(s) (books)" in err and "steps of 1/27" in err

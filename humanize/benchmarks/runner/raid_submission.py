@@ -289,20 +289,35 @@ def _label_problems(joined: pd.DataFrame, target_fprs, epsilon: float) -> tuple[
             out.append(Problem("uncalibratable domains", len(missing),
                                f"no scored clean human rows in domain(s) {', '.join(missing)}: RAID's evaluator "
                                "stops there"))
+        coarse = [(d, a, h) for d, a, h in off if _too_coarse(len(h), target, epsilon)]
+        if coarse:  # the data's fault, not the scores': said, not counted as a problem
+            notes.append(f"not checkable at FPR {target:g} in {len(coarse)} domain(s) ("
+                         + ", ".join(d for d, *_ in coarse) + "): " + _why_uncalibratable(coarse[0][2], target, epsilon))
+        off = [item for item in off if item not in coarse]
         if off:
             shown = ", ".join(f"{d} {a:.2%}" for d, a, _ in off)
-            every = np.concatenate([h for *_, h in off])
-            why = _why_uncalibratable(every)
             rows = int(sum(len(h) for *_, h in off))
             fate = ("RAID reports no accuracy there" if any(a - target > epsilon for _, a, _ in off)
                     else "RAID measures your TPR at a stricter FPR there")
+            why = "; ".join(dict.fromkeys(_why_uncalibratable(h, target, epsilon) for *_, h in off))
             out.append(Problem("uncalibratable domains", rows,
                                f"RAID's threshold search misses FPR {target:g} in {len(off)} domain(s), achieved "
                                f"{shown} ({fate}); {why}"))
     return out, notes
 
 
-def _why_uncalibratable(h: np.ndarray) -> str:
+def _too_coarse(n: int, target: float, epsilon: float) -> bool:
+    """True when no FPR that ``n`` human texts allow (multiples of 1/n) is within ``epsilon`` of ``target``."""
+    k = round(target * n)
+    return min(abs(j / n - target) for j in (max(k - 1, 0), k, k + 1)) > epsilon
+
+
+def _why_uncalibratable(h: np.ndarray, target: float, epsilon: float) -> str:
+    """Why RAID's search misses ``target`` on the human scores ``h`` of a domain, in words."""
+    n = len(h)
+    if _too_coarse(n, target, epsilon):
+        return (f"a domain with {n} clean human texts has FPRs in steps of 1/{n} = {1 / n:.2%}, none within "
+                f"{epsilon:g} of {target:g} (RAID's test split has enough; a small labelled file does not)")
     distinct = len(np.unique(h))
     if distinct == 1:
         return "the scores are constant"
@@ -312,7 +327,7 @@ def _why_uncalibratable(h: np.ndarray) -> str:
     if lo < -1 or hi > 2:
         return (f"the scores span [{lo:.3g}, {hi:.3g}]: RAID's search steps from 0.5 and assumes scores in [0, 1] "
                 "(logits? give probabilities)")
-    return "too many ties among the human scores near the threshold"
+    return "ties among the human scores near the threshold"
 
 
 FOLDER_RULES = (
