@@ -39,11 +39,9 @@ class DetectSummary:
     predictions: Path | None = None
 
 
-def _chunks(path: Path, chunksize: int, progress: bool):
-    """(id, generation) chunks of a RAID CSV or Parquet file/folder, in file order, with a progress bar
-    (a CSV's in bytes read, a Parquet's in rows: either way with its rate and the time left)."""
-    from tqdm.auto import tqdm
-
+def _chunks(path: Path, chunksize: int):
+    """``(chunk, done, total)``: (id, generation) chunks of a RAID CSV or Parquet file/folder, in file order,
+    with how far the reading got (a CSV's bytes, a Parquet's rows) out of the whole."""
     if path.is_dir() or path.suffix.lower() in (".parquet", ".pq"):
         import pyarrow.dataset as ds
 
@@ -51,24 +49,34 @@ def _chunks(path: Path, chunksize: int, progress: bool):
         missing = [c for c in ("id", "generation") if c not in dataset.schema.names]
         if missing:
             raise DataFileError(f"{path.name} lacks column(s) {missing}")
-        with tqdm(total=dataset.count_rows(), desc="raid detect", unit="row", disable=not progress) as bar:
-            for batch in dataset.to_batches(columns=["id", "generation"], batch_size=chunksize, use_threads=False):
-                yield batch.to_pandas()
-                bar.update(batch.num_rows)
+        total, done = dataset.count_rows(), 0
+        for batch in dataset.to_batches(columns=["id", "generation"], batch_size=chunksize, use_threads=False):
+            done += batch.num_rows
+            yield batch.to_pandas(), done, total
         return
-    with open(path, "rb") as raw, tqdm.wrapattr(raw, "read", total=path.stat().st_size, desc="raid detect",
-                                                disable=not progress) as handle:
+    total = path.stat().st_size
+    with open(path, "rb") as raw:
         try:
-            with pd.read_csv(handle, usecols=lambda c: c in ("id", "generation"), dtype=str, keep_default_na=False,
+            with pd.read_csv(raw, usecols=lambda c: c in ("id", "generation"), dtype=str, keep_default_na=False,
                              chunksize=chunksize, index_col=False) as reader:
                 for chunk in reader:
                     missing = [c for c in ("id", "generation") if c not in chunk.columns]
                     if missing:
                         raise DataFileError(f"{path.name} lacks column(s) {missing}; RAID's rows have 'id' and "
                                             "'generation'")
-                    yield chunk
+                    yield chunk, raw.tell(), total
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
             raise DataFileError(f"{path.name}: not a readable RAID CSV: {' '.join(str(err).split())[:300]}") from None
+
+
+def _bar(path: Path, enabled: bool):
+    """Progress over the file (a CSV's bytes, a Parquet's rows), moved once a chunk is scored: its rate and
+    time left are the scoring's, the model's load included."""
+    from tqdm.auto import tqdm
+
+    parquet = path.is_dir() or path.suffix.lower() in (".parquet", ".pq")
+    return tqdm(desc="raid detect", unit="row" if parquet else "B", unit_scale=not parquet, disable=not enabled,
+                smoothing=0.1)
 
 
 def detector_store_key(detector) -> str:
@@ -96,9 +104,10 @@ def detect_file(detector, data: str | os.PathLike, out: str | os.PathLike, *, db
     job = jobs.detector_job(label or detector.name, detector, None, {})
     summary = DetectSummary()
     writer = PredictionsWriter(out)
+    bar = _bar(path, progress)
     try:
         with ResultsStore(db) as store, store.commit_every(1.0):
-            for chunk in _chunks(path, chunksize, progress):
+            for chunk, done, total in _chunks(path, chunksize):
                 texts = chunk["generation"].fillna("").astype(str).tolist()
                 hashes = [text_hash(t) for t in texts]
                 todo = dict(zip(hashes, texts))
@@ -114,9 +123,12 @@ def detect_file(detector, data: str | os.PathLike, out: str | os.PathLike, *, db
                 summary.rows += len(chunk)
                 if not summary.failures:  # a chunk's lines, written as it completes: memory bounded by a chunk
                     writer.add(zip(chunk["id"].astype(str), (scores[h] for h in hashes)))
+                bar.total = total
+                bar.update(done - bar.n)
         if not summary.failures:
             summary.predictions = writer.commit()
     finally:
+        bar.close()
         writer.discard()
         if own:
             executor.close()
