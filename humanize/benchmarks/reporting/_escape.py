@@ -8,10 +8,19 @@ format characters, controls). Every writer passes them through one of these:
 - :func:`html_text`: HTML-escaped, each invisible or bidi character replaced by a visible marker
   (``<span class="inv" title="U+202E RIGHT-TO-LEFT OVERRIDE">U+202E</span>``); the documents page's
   marking, now used for labels on every HTML page too;
-- :func:`md_text`: for Markdown, ``&``, ``<`` and ``>`` written as entities (so no raw HTML reaches
-  a renderer), ``|`` escaped (a table cell stays one cell), line breaks as spaces, and each
-  invisible or bidi character written as ``⟨U+202E⟩``;
-- :func:`plain_text`: for a terminal or a plain-text table, the same ``⟨U+202E⟩`` marking only.
+- :func:`md_text`: for Markdown, ``&``, ``<`` and ``>`` written as entities (so no raw HTML and no
+  autolink reaches a renderer), ``[``, ``]``, ``\\`` and the backtick backslash-escaped (CommonMark
+  §2.4: so no link ``[x](javascript:...)``, no remote image ``![x](http://...)``, no code span),
+  ``|`` escaped (a table cell stays one cell), line breaks as spaces, and each invisible or bidi
+  character written as ``⟨U+202E⟩``;
+- :func:`plain_text`: for a terminal or a plain-text table, the same ``⟨U+202E⟩`` marking only:
+  an escape sequence (``ESC [ ...``), a carriage return or a bell never reaches a terminal raw;
+  :func:`terminal_text` is the same on one line (line breaks marked too);
+- figures (PNG, SVG, PDF) draw labels as plain text: the figure style turns matplotlib's
+  mathtext off (``text.parse_math``) and writes SVG text as paths (:mod:`._figstyle`).
+
+File names made from labels come from :func:`humanize.benchmarks.reporting._files.file_stem`
+(a slug plus a short digest: unique, bounded, stable).
 
 Line breaks and tabs count as visible in HTML and plain text.
 """
@@ -20,7 +29,7 @@ from __future__ import annotations
 import html
 import unicodedata
 
-__all__ = ["INVISIBLE", "char_name", "html_text", "is_invisible", "marker", "md_text", "plain_text"]
+__all__ = ["INVISIBLE", "char_name", "html_text", "is_invisible", "marker", "md_text", "plain_text", "terminal_text"]
 
 #: short visible names of invisible characters an attack may insert
 INVISIBLE = {"\u200b": "ZWSP", "\u200c": "ZWNJ", "\u200d": "ZWJ", "\u2060": "WJ", "\ufeff": "BOM",
@@ -60,7 +69,8 @@ def plain_text(text) -> str:
     return "".join(c if c in "\n\t" or not is_invisible(c) else f"\u27e8{_label(c)}\u27e9" for c in str(text))
 
 
-_MD = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "|": "\\|", "\n": " ", "\r": " ", "\t": " "}
+_MD = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "|": "\\|", "\n": " ", "\r": " ", "\t": " ", "[": "\\[", "]": "\\]",
+       "\\": "\\\\", "`": "\\`"}
 
 
 def md_text(text) -> str:
@@ -74,3 +84,9 @@ def md_text(text) -> str:
         else:
             out.append(c)
     return "".join(out)
+
+
+def terminal_text(text) -> str:
+    """``text`` on one line for a terminal: every invisible or control character (line breaks, tabs and
+    escape sequences included) written ``⟨U+001B⟩``, so nothing a label holds is run by the terminal."""
+    return "".join(c if not is_invisible(c) else f"\u27e8{_label(c)}\u27e9" for c in str(text))

@@ -24,7 +24,9 @@ FORMATS = ("png", "svg", "pdf")
 STYLE = {"font.size": 8, "axes.titlesize": 8, "axes.labelsize": 8, "xtick.labelsize": 7, "ytick.labelsize": 7,
          "legend.fontsize": 7, "legend.title_fontsize": 7, "figure.titlesize": 8, "axes.linewidth": 0.6,
          "lines.linewidth": 1.0, "lines.markersize": 4, "pdf.fonttype": 42, "svg.fonttype": "path",
-         "savefig.dpi": 200}
+         "savefig.dpi": 200,
+         # a label is drawn as the text it is: no mathtext ("$\\x$" neither rendered nor a parse error), no TeX
+         "text.parse_math": False, "text.usetex": False}
 #: no creation date in the vector files: the same run draws the same bytes
 _METADATA = {"svg": {"Date": None}, "pdf": {"CreationDate": None}, "png": {}}
 

@@ -494,6 +494,9 @@ def config_from_stored(data: dict) -> RunConfig:
         raise ConfigError(f"a stored config is a mapping, got {show(data)}")
     names = {f.name for f in fields(RunConfig)}
     values = {k: v for k, v in data.items() if k in names}
+    # a stored configuration is data: the plug-in files it names are never loaded from it (issue #35);
+    # the manifest keeps their records, against which files given with --plugin are checked
+    values["plugins"] = []
     values["attacks"] = [a if isinstance(a, AttackSpec) else AttackSpec(**a) for a in values.get("attacks", [])]
     values["detectors"] = [d if isinstance(d, DetectorSpec) else DetectorSpec(**{k: v for k, v in d.items()
                                                                                 if k in ("name", "params", "label")})
