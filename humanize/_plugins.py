@@ -27,8 +27,10 @@ uses): a Ray worker builds the very class the driver validated without the file 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
+import io
 import keyword
 import sys
 from pathlib import Path
@@ -114,22 +116,32 @@ def load_plugin(path, *, expected: str | None = None, allow_changed: bool = Fals
     sys.modules[name] = module
     argv = sys.argv
     sys.argv = [key]  # a plug-in that parses the command line at import sees none of ours
+    said = io.StringIO()  # what it prints while importing: passed on once it imported, else its last line quoted
     try:
-        # the bytes whose digest was checked are the bytes run (not a second read of the file)
-        exec(compile(data, key, "exec"), module.__dict__)  # noqa: S102 - the user named this file
+        with contextlib.redirect_stdout(said), contextlib.redirect_stderr(said):
+            # the bytes whose digest was checked are the bytes run (not a second read of the file)
+            exec(compile(data, key, "exec"), module.__dict__)  # noqa: S102 - the user named this file
     except SystemExit as err:
         sys.modules.pop(name, None)
         raise PluginError(f"plug-in {str(path)!r} called sys.exit({err.code!r}) while being imported (a plug-in "
-                          "defines components; it must not end the program or parse the command line)") from None
+                          "defines components; it must not end the program or parse the command line)"
+                          + _last_words(said)) from None
     except Exception as err:
         sys.modules.pop(name, None)
         line = " ".join(str(err).split()) or type(err).__name__
         raise PluginError(f"plug-in {str(path)!r} failed to import: {type(err).__name__}: {line}") from err
     finally:
         sys.argv = argv
+    if said.getvalue():
+        sys.stderr.write(said.getvalue())
     _LOADED[key] = {"path": key, "module": name, "blake2b": digest}
     _pickle_by_value(module)
     return module
+
+
+def _last_words(said: io.StringIO) -> str:
+    lines = [ln.strip() for ln in said.getvalue().splitlines() if ln.strip()]
+    return f"; it said: {lines[-1][:200]}" if lines else ""
 
 
 def load_plugins(paths, *, recorded=None, allow_changed: bool = False) -> list:

@@ -47,6 +47,27 @@ def names_from_stored_data():
         _STORED_NAMES.reset(token)
 
 
+#: import path -> the component's own ``name`` as a stored run recorded it (a label is data: reading a
+#: run labels its plug-in components without importing them)
+_RECORDED_NAMES: dict = {}
+
+
+def record_names(pairs) -> None:
+    """Remember ``(import path, own name)`` pairs a stored run's manifest recorded."""
+    for path, own in pairs:
+        if is_import_path(path) and isinstance(own, str) and own:
+            _RECORDED_NAMES[path] = own
+
+
+def recorded_name(path: str) -> str | None:
+    """The own name a stored run recorded for import path ``path`` (None when none did)."""
+    return _RECORDED_NAMES.get(path)
+
+
+def stored_names_active() -> bool:
+    return bool(_STORED_NAMES.get())
+
+
 def _stored_name_allowed(module_name: str, *, own_modules: bool = True) -> bool:
     from ._plugins import plugin_of
 

@@ -30,7 +30,7 @@ from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
 
 from .exceptions import register_secret
 
-__all__ = ["HIDDEN_MARKER", "hide", "is_secret_name", "redact", "redact_url"]
+__all__ = ["HIDDEN_MARKER", "hide", "is_secret_name", "redact", "redact_params", "redact_url"]
 
 #: a part of a name (split at ``_ - .``, spaces and camelCase) that makes it hold a credential:
 #: ``api_key``, ``x-api-key``, ``apiKey``, ``access_token``, ``client_secret``, ``Authorization``
@@ -125,4 +125,25 @@ def redact(value: Any, name: Any = None) -> Any:
             shown = redact_url(value)
             return value if shown == value else shown
         return value
+    return value
+
+
+#: the keys of a stored configuration or manifest under which components' parameters sit
+PARAM_KEYS = frozenset({"params", "filters"})
+
+
+def redact_params(value: Any) -> Any:
+    """A stored configuration (or manifest) with :func:`redact` applied to every component's
+    parameters (the values under :data:`PARAM_KEYS`, at any depth) and to every URL elsewhere;
+    the record's own fields (a store ``key``, a ``fingerprint``) are left as they are."""
+    if isinstance(value, dict):
+        out = {k: redact(v) if k in PARAM_KEYS else redact_params(v) for k, v in value.items()}
+        return out if any(out[k] is not value[k] for k in value) else value
+    if isinstance(value, (list, tuple)):
+        items = [redact_params(v) for v in value]
+        if all(a is b for a, b in zip(items, value)):
+            return value
+        return type(value)(items) if isinstance(value, list) else tuple(items)
+    if isinstance(value, str) and _is_url(value):
+        return redact_url(value)
     return value

@@ -96,10 +96,13 @@ def _cmd_ars(args) -> int:
     print("Artifact Reliance Score (artifact-reliance paper §5.1): flip = ARS_net = flip_h - flip_m on the machine "
           "documents detected at the threshold; unc = mean s(placebo) - s(cf) over all machine documents "
           "(detector score units; > 0: the human profile moves scores toward human more than the placebo)")
+    from humanize.benchmarks.reporting._escape import terminal_text
+    from humanize.cli.main import terminal_table
+
     for det, rule in rules.itertuples(index=False):
-        print(f"threshold ({det}): {rule}")
+        print(terminal_text(f"threshold ({det}): {rule}"))
     with pd.option_context("display.width", 200, "display.max_columns", 40, "display.float_format", "{:.3f}".format):
-        print(table.drop(columns=["threshold_rule"]).to_string(index=False))
+        print(terminal_table(table.drop(columns=["threshold_rule"])).to_string(index=False))
     if args.db:
         print(f"\nstored as table 'reliance' of the run in {args.db}")
     if args.out:

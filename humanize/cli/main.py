@@ -46,16 +46,20 @@ def terminal_table(table: pd.DataFrame) -> pd.DataFrame:
     def clean(value):
         return terminal_text(value) if isinstance(value, str) else value
 
+    def texty(dtype) -> bool:  # object, str, string or categorical: anything but numbers, booleans and times
+        return not (pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)
+                    or pd.api.types.is_datetime64_any_dtype(dtype))
+
     def labels(index):
         if isinstance(index, pd.MultiIndex):
-            return index.set_levels([lvl.map(clean) if lvl.dtype == object else lvl for lvl in index.levels])
-        return index.map(clean) if index.dtype == object else index
+            return index.set_levels([lvl.map(clean) if texty(lvl.dtype) else lvl for lvl in index.levels])
+        return index.map(clean) if texty(index.dtype) else index
 
     out = table.copy()
     out.columns = labels(out.columns)
     out.index = labels(out.index)
     for col in range(out.shape[1]):
-        if out.iloc[:, col].dtype == object:
+        if texty(out.iloc[:, col].dtype):
             out.isetitem(col, out.iloc[:, col].map(clean))
     return out
 

@@ -9,8 +9,9 @@ format characters, controls). Every writer passes them through one of these:
   (``<span class="inv" title="U+202E RIGHT-TO-LEFT OVERRIDE">U+202E</span>``); the documents page's
   marking, now used for labels on every HTML page too;
 - :func:`md_text`: for Markdown, ``&``, ``<`` and ``>`` written as entities (so no raw HTML and no
-  autolink reaches a renderer), ``[``, ``]``, ``\\`` and the backtick backslash-escaped (CommonMark
-  §2.4: so no link ``[x](javascript:...)``, no remote image ``![x](http://...)``, no code span),
+  ``<...>`` autolink reaches a renderer), ``](`` and ``][`` written with the bracket's partner
+  backslash-escaped (CommonMark §2.4: no link ``[x](javascript:...)`` and no remote image
+  ``![x](http://...)`` can form, while an interval ``[0.78, 0.99]`` reads as it is),
   ``|`` escaped (a table cell stays one cell), line breaks as spaces, and each invisible or bidi
   character written as ``⟨U+202E⟩``;
 - :func:`plain_text`: for a terminal or a plain-text table, the same ``⟨U+202E⟩`` marking only:
@@ -69,8 +70,7 @@ def plain_text(text) -> str:
     return "".join(c if c in "\n\t" or not is_invisible(c) else f"\u27e8{_label(c)}\u27e9" for c in str(text))
 
 
-_MD = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "|": "\\|", "\n": " ", "\r": " ", "\t": " ", "[": "\\[", "]": "\\]",
-       "\\": "\\\\", "`": "\\`"}
+_MD = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "|": "\\|", "\n": " ", "\r": " ", "\t": " "}
 
 
 def md_text(text) -> str:
@@ -83,7 +83,9 @@ def md_text(text) -> str:
             out.append(f"\u27e8{_label(c)}\u27e9")
         else:
             out.append(c)
-    return "".join(out)
+    # a link or an image needs "](" (inline) or "][" (reference) with nothing between: "]\(" is text
+    # (CommonMark §2.4: a backslash-escaped punctuation character is literal)
+    return "".join(out).replace("](", "]\\(").replace("][", "]\\[")
 
 
 def terminal_text(text) -> str:

@@ -405,12 +405,12 @@ class ResultsStore:
     def start_run(self, run_id: str, config: dict) -> None:
         """Mark ``run_id`` as running, written with the run's first computed row (a fully
         cached run writes nothing)."""
-        from humanize._secrets import redact
+        from humanize._secrets import redact_params
         from humanize.exceptions import scrub_secrets
 
-        # the one secret path: a key in a URL or a body template is stored as its digest, and any other
-        # appearance of a secret this process saw (the command line in the manifest) is scrubbed
-        self._run_configs[run_id] = scrub_secrets(json.dumps(redact(config), sort_keys=True, default=repr))
+        # the one secret path: a key in a component's URL or body template is stored as its digest, and
+        # any other appearance of a secret this process saw (the command line in the manifest) is scrubbed
+        self._run_configs[run_id] = scrub_secrets(json.dumps(redact_params(config), sort_keys=True, default=repr))
         self._pending_run = run_id
 
     def finish_run(self, run_id: str, tables: dict[str, pd.DataFrame]) -> None:
