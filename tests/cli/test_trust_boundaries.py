@@ -413,6 +413,45 @@ def test_a_detector_that_fails_on_every_text_ends_in_one_line_naming_it(tmp_path
     assert status == 2 and "'quota'" in line and "quota exceeded" in line and "failures table" in line
 
 
+BAD_OUTPUT = '''
+import numpy as np
+
+from humanize.detectors import Detector
+
+
+class Bad(Detector):
+    """Answers wrongly in the way named by {kind!r}."""
+
+    name = "bad"
+    needs_model = False
+
+    def score(self, texts):
+        from humanize.benchmarks.runner.jobs import WARMUP_PROBE
+
+        if list(texts) == [WARMUP_PROBE]:
+            return np.zeros(1)
+        kind = {kind!r}
+        if kind == "nan":
+            return np.full(len(texts), np.nan)
+        if kind == "generator":
+            return (0.5 for _ in texts)
+        if kind == "2d":
+            return np.zeros((len(texts), 2))
+        return np.zeros(len(texts) - 1)
+'''
+
+
+@pytest.mark.parametrize("kind, said", [("nan", "NaN"), ("generator", "generator"), ("2d", ", 2) for"),
+                                        ("too_few", "expected one score per text")])
+def test_a_detector_answering_wrongly_everywhere_ends_in_one_line(kind, said, tmp_path, capsys):
+    plugin = tmp_path / f"plug_bad_{kind}.py"
+    plugin.write_text(BAD_OUTPUT.format(kind=kind), encoding="utf-8")
+    status = main(["run", "--plugin", str(plugin), "--detector", f"plug_bad_{kind}:Bad", "--attack", "upper_lower",
+                   "--n", "8", "--no-quality", "--quiet", "--batch-size", "2", "--db", str(tmp_path / "r.sqlite")])
+    line = _one_line(capsys.readouterr().err)
+    assert status == 2 and "'bad'" in line and said in line, line
+
+
 def test_a_closed_pipe_is_quiet(tmp_path):
     db = _finished(tmp_path)
     read, write = os.pipe()

@@ -289,6 +289,12 @@ def _score_all(config: RunConfig, store: ResultsStore, executor, groups: list[di
         if stage.failures and not stage.results:
             raise _nothing_scored(spec.base_label(), stage.failures)
         scores[spec.base_label()] = {h: _score(r) for h, r in stage.results.items()}
+        got = list(scores[spec.base_label()].values())
+        if got and all(v != v for v in got):  # every score NaN: nothing to evaluate, said as such
+            from humanize.exceptions import RunError
+
+            raise RunError(f"detector {spec.base_label()!r} scored every one of its {len(got)} texts NaN; nothing "
+                           "was evaluated: fix the detector and rerun")
         if timing is not None:
             timing.append(detector_cost_row(spec.base_label(), [stage.results[h] for h in stage.computed],
                                             len(stage.results) - len(stage.computed)))
