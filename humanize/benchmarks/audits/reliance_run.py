@@ -122,7 +122,10 @@ def reliance_for_run(db, run_id: str | None = None, detectors=None, *, by=("doma
         confidence=config.confidence if confidence is None else confidence,
     )
     results = []
-    with names_from_stored_data():
+    if detectors is None:  # the run's own detectors: names a database recorded (nothing imported by itself)
+        with names_from_stored_data():
+            dets = _detectors(detectors, config)
+    else:  # named by the caller (the command line): resolved as any name the user gives
         dets = _detectors(detectors, config)
     for det in dets:
         results.append(artifact_reliance(_with_cached_scores(det, db, test, train, run_id), test, **options))
