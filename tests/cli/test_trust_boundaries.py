@@ -270,7 +270,7 @@ def labelled(tmp_path_factory):
 
     out = tmp_path_factory.mktemp("labels")
     long_label = "surface probe " + "x" * 400
-    cfg = RunConfig(attacks=[AttackSpec("upper_lower", label="upper\x1b[2Jlower")],
+    cfg = RunConfig(attacks=[AttackSpec("upper_lower", label="upper\x1b[2Jlower $\\notacommand{$")],
                     detectors=[DetectorSpec("surface_probe", {}, label=EVIL),
                                DetectorSpec("surface_probe", {"features": "formatting"}, label="a/b"),
                                DetectorSpec("surface_probe", {"features": "punctuation"}, label="a?b"),
@@ -286,6 +286,8 @@ def test_a_label_is_never_a_link_an_image_or_a_terminal_command(labelled, capsys
     assert main(["report", "--db", db, "--out", str(out / "report")]) == 0
     assert main(["runs", "--db", db]) == 0
     assert main(["card", "--db", db, "--out", str(out / "cards"), "--format", "md", "html"]) == 0
+    # a figure draws a label as text: no mathtext parse of "$\\notacommand{$" (an error before), no escape
+    assert main(["plot", "--db", db, "--out", str(out / "plots"), "--format", "svg"]) == 0
     printed = capsys.readouterr()
     assert "\x1b" not in printed.out + printed.err and "\x07" not in printed.out + printed.err
     assert "⟨U+001B⟩" in printed.out
