@@ -288,6 +288,10 @@ def test_a_label_is_never_a_link_an_image_or_a_terminal_command(labelled, capsys
     assert main(["card", "--db", db, "--out", str(out / "cards"), "--format", "md", "html"]) == 0
     # a figure draws a label as text: no mathtext parse of "$\\notacommand{$" (an error before), no escape
     assert main(["plot", "--db", db, "--out", str(out / "plots"), "--format", "svg"]) == 0
+    import xml.dom.minidom
+
+    for svg in (out / "plots").glob("*.svg"):  # a control character in a label made every SVG invalid XML
+        xml.dom.minidom.parse(str(svg))
     printed = capsys.readouterr()
     assert "\x1b" not in printed.out + printed.err and "\x07" not in printed.out + printed.err
     assert "⟨U+001B⟩" in printed.out

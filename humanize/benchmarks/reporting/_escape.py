@@ -17,8 +17,10 @@ format characters, controls). Every writer passes them through one of these:
 - :func:`plain_text`: for a terminal or a plain-text table, the same ``⟨U+202E⟩`` marking only:
   an escape sequence (``ESC [ ...``), a carriage return or a bell never reaches a terminal raw;
   :func:`terminal_text` is the same on one line (line breaks marked too);
-- figures (PNG, SVG, PDF) draw labels as plain text: the figure style turns matplotlib's
-  mathtext off (``text.parse_math``) and writes SVG text as paths (:mod:`._figstyle`).
+- :func:`figure_text`: for figures (PNG, SVG, PDF), the ``⟨U+001B⟩`` marking (a control character
+  would make an SVG invalid XML); every text of a figure goes through it when the figure is saved
+  (:func:`._figstyle.escape_figure_text`), and the figure style turns matplotlib's mathtext off
+  (``text.parse_math``) and writes SVG text as paths, so a label is drawn as the text it is.
 
 File names made from labels come from :func:`humanize.benchmarks.reporting._files.file_stem`
 (a slug plus a short digest: unique, bounded, stable).
@@ -30,7 +32,8 @@ from __future__ import annotations
 import html
 import unicodedata
 
-__all__ = ["INVISIBLE", "char_name", "html_text", "is_invisible", "marker", "md_text", "plain_text", "terminal_text"]
+__all__ = ["INVISIBLE", "char_name", "figure_text", "html_text", "is_invisible", "marker", "md_text", "plain_text",
+           "terminal_text"]
 
 #: short visible names of invisible characters an attack may insert
 INVISIBLE = {"\u200b": "ZWSP", "\u200c": "ZWNJ", "\u200d": "ZWJ", "\u2060": "WJ", "\ufeff": "BOM",
@@ -92,3 +95,9 @@ def terminal_text(text) -> str:
     """``text`` on one line for a terminal: every invisible or control character (line breaks, tabs and
     escape sequences included) written ``⟨U+001B⟩``, so nothing a label holds is run by the terminal."""
     return "".join(c if not is_invisible(c) else f"\u27e8{_label(c)}\u27e9" for c in str(text))
+
+
+def figure_text(text) -> str:
+    """``text`` for a figure: as :func:`plain_text` (line breaks and tabs kept, every other invisible or
+    control character written ``⟨U+001B⟩``)."""
+    return plain_text(text)
