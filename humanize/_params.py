@@ -185,7 +185,10 @@ class ParamsMixin:
         if self._repr_changed_only:
             sig = inspect.signature(type(self).__init__).parameters
             params = {k: v for k, v in params.items() if not _is_default(v, sig[k].default)}
-        args = ", ".join(f"{k}={v!r}" for k, v in params.items())
+        from ._secrets import redact
+
+        # the one secret path (humanize._secrets): a key in a URL's query or a body template shows as its digest
+        args = ", ".join(f"{k}={redact(v)!r}" for k, v in params.items())
         return f"{type(self).__name__}({args})"
 
     # -- provenance -----------------------------------------------------------------
@@ -206,7 +209,11 @@ class ParamsMixin:
         return out
 
     def provenance(self) -> dict:
-        """What the fingerprint hashes, readable: class, version, exact parameters, models, library version."""
+        """What the fingerprint hashes, readable: class, version, exact parameters, models, library version.
+        A secret a parameter holds (a URL's ``?code=``, a body template's ``api_key``) is in it only as a
+        digest (:func:`humanize._secrets.redact`)."""
+        from ._secrets import redact
+
         cls = type(self)
         where = cls.__name__
         models = self._fingerprint_models()
@@ -223,7 +230,8 @@ class ParamsMixin:
 
                 params[k] = {"__model__": model_identity(v)}
             else:
-                params[k] = canonical(v, f"{where}.{k}")
+                # a secret in a URL or a mapping is digested, never hashed (or shown) in clear: humanize._secrets
+                params[k] = redact(canonical(v, f"{where}.{k}"))
         out = {"class": f"{cls.__module__}.{cls.__qualname__}", "version": str(self.version), "params": params}
         source = class_source_digest(cls)
         if source is not None:

@@ -16,6 +16,8 @@ One way to name a component, everywhere (Python, configs, the CLI, worker proces
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import importlib
 import re
 
@@ -27,9 +29,65 @@ def is_import_path(name) -> bool:
     return isinstance(name, str) and bool(IMPORT_PATH.match(name))
 
 
+#: True while names read from stored data (a results database, a stored configuration) are resolved
+_STORED_NAMES: contextvars.ContextVar = contextvars.ContextVar("humanize_stored_names", default=False)
+
+
+@contextlib.contextmanager
+def names_from_stored_data():
+    """Resolve component names that a stored run recorded (issue #35: a database is data, never
+    code). Inside, an import path resolves only to this library's own modules or to a plug-in
+    file the user loaded (``--plugin``): a database naming ``helper:Thing``, ``os:system`` or a
+    module beside it imports nothing. Registry keys and installed entry points resolve as usual
+    (the user installed them)."""
+    token = _STORED_NAMES.set(True)
+    try:
+        yield
+    finally:
+        _STORED_NAMES.reset(token)
+
+
+#: import path -> the component's own ``name`` as a stored run recorded it (a label is data: reading a
+#: run labels its plug-in components without importing them)
+_RECORDED_NAMES: dict = {}
+
+
+def record_names(pairs) -> None:
+    """Remember ``(import path, own name)`` pairs a stored run's manifest recorded."""
+    for path, own in pairs:
+        if is_import_path(path) and isinstance(own, str) and own:
+            _RECORDED_NAMES[path] = own
+
+
+def recorded_name(path: str) -> str | None:
+    """The own name a stored run recorded for import path ``path`` (None when none did)."""
+    return _RECORDED_NAMES.get(path)
+
+
+def stored_names_active() -> bool:
+    return bool(_STORED_NAMES.get())
+
+
+def _stored_name_allowed(module_name: str, *, own_modules: bool = True) -> bool:
+    from ._plugins import plugin_of
+
+    if plugin_of(module_name) is not None:
+        return True
+    return own_modules and (module_name == "humanize" or module_name.startswith("humanize."))
+
+
+def _refuse_stored(path: str, kind: str, module_name: str) -> ValueError:
+    return ValueError(f"{kind} {path!r} is named by the stored run, and {module_name!r} is not a plug-in file given "
+                      "on this command line: code named by a database is never imported; pass --plugin FILE with "
+                      "the file that defines it")
+
+
 def import_object(path: str, kind: str = "component"):
-    """The object an import path ``module:Attr`` names; a clear ``ValueError`` when it cannot be imported."""
+    """The object an import path ``module:Attr`` names; a clear ``ValueError`` when it cannot be imported
+    (or, while :func:`names_from_stored_data` is active, when it names code the user did not load)."""
     module_name, _, attr = path.partition(":")
+    if _STORED_NAMES.get() and not _stored_name_allowed(module_name):
+        raise _refuse_stored(path, kind, module_name)
     try:
         obj = importlib.import_module(module_name)
     except ModuleNotFoundError as err:
@@ -168,6 +226,10 @@ class Registry:
             self._verify(name, obj, ep.value)
             return obj
         if is_import_path(name):
+            module_name = name.partition(":")[0]
+            if _STORED_NAMES.get() and not _stored_name_allowed(module_name, own_modules=self.base is not None):
+                # a function registry (datasets) takes any callable: from stored data, only a user's plug-in's
+                raise _refuse_stored(name, self.kind, module_name)
             obj = import_object(name, self.kind)
             self._verify(None, obj, name)
             return obj

@@ -310,8 +310,10 @@ def describe_value(name: str, value: Any) -> str:
     tname = type(value).__name__
     if _SECRET.search(name) and value is not None:
         return f"<hidden> ({tname})"
+    from ._secrets import redact
+
     try:
-        r = repr(value)
+        r = repr(redact(value))  # a key inside (a URL's ?code=, a body's api_key) shows as its digest
     except Exception:  # noqa: BLE001 - a repr that fails is no reason to hide the real error
         r = f"<{tname} object>"
     if len(r) > _REPR_MAX:

@@ -48,6 +48,9 @@ def _compute(args):
     from humanize.benchmarks.audits.reliance_run import reliance_for_run
     from humanize.cli.main import _parse_spec
 
+    from humanize.cli.main import load_plugins_for_run
+
+    load_plugins_for_run(args, args.db, args.run)  # only the files named here; checked against the run's record
     options = dict(by=tuple(args.by), threshold=args.threshold, max_per_class=args.max_per_class or None)
     specs = [_parse_spec(d) for d in args.detector or []]
     if args.db:
@@ -93,10 +96,13 @@ def _cmd_ars(args) -> int:
     print("Artifact Reliance Score (artifact-reliance paper §5.1): flip = ARS_net = flip_h - flip_m on the machine "
           "documents detected at the threshold; unc = mean s(placebo) - s(cf) over all machine documents "
           "(detector score units; > 0: the human profile moves scores toward human more than the placebo)")
+    from humanize.benchmarks.reporting._escape import terminal_text
+    from humanize.cli.main import terminal_table
+
     for det, rule in rules.itertuples(index=False):
-        print(f"threshold ({det}): {rule}")
+        print(terminal_text(f"threshold ({det}): {rule}"))
     with pd.option_context("display.width", 200, "display.max_columns", 40, "display.float_format", "{:.3f}".format):
-        print(table.drop(columns=["threshold_rule"]).to_string(index=False))
+        print(terminal_table(table.drop(columns=["threshold_rule"])).to_string(index=False))
     if args.db:
         print(f"\nstored as table 'reliance' of the run in {args.db}")
     if args.out:
@@ -118,7 +124,7 @@ def _number(text: str) -> float:
 
 
 def add_parser(subparsers) -> None:
-    from humanize.cli.main import _int_at_least, _open_fraction
+    from humanize.cli.main import _int_at_least, _open_fraction, _plugin_argument
 
     p = subparsers.add_parser(
         COMMAND, help="Artifact Reliance Score: do a detector's decisions flip when a machine text gets the human "
@@ -153,4 +159,5 @@ def add_parser(subparsers) -> None:
                    help="documents per class and subset (default 500, the paper's; 0 = all)")
     p.add_argument("--out", help="folder to write the table to")
     p.add_argument("--format", nargs="+", default=["md", "csv", "json"], choices=["md", "csv", "json"])
+    _plugin_argument(p, reads_runs=True)
     p.set_defaults(func=_cmd_ars)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 def add_parser(subparsers) -> None:
     from humanize.cli._outputs import force_argument
-    from humanize.cli.main import DEFAULT_OUT, _open_fraction
+    from humanize.cli.main import DEFAULT_OUT, _open_fraction, _plugin_argument
 
     p = subparsers.add_parser(
         "card", help="one robustness card per detector of a stored run (Markdown + HTML), optionally with the "
@@ -28,6 +28,7 @@ def add_parser(subparsers) -> None:
                    help="also write documents.html: each attacked text with its edits highlighted and every "
                         "detector's score before and after, filterable by attack and sortable by score change")
     force_argument(p)
+    _plugin_argument(p, reads_runs=True)
     p.set_defaults(func=run_card)
 
 
@@ -37,7 +38,7 @@ def run_card(args) -> int:
     from humanize.benchmarks.runner.manifest import run_manifest
     from humanize.benchmarks.runner.store import ResultsStore
     from humanize.cli._outputs import check_folder, mark_folder
-    from humanize.cli.main import _expected_errors, _one_line
+    from humanize.cli.main import _expected_errors, _one_line, load_plugins_for_run
 
     if not Path(args.db).is_file():
         print(f"humanize-bench card: no results database at {args.db!r}; run `humanize-bench run` first",
@@ -45,6 +46,7 @@ def run_card(args) -> int:
         return 2
     written = []
     try:
+        load_plugins_for_run(args, args.db, args.run)  # --documents re-reads a plug-in dataset: a file named here
         with ResultsStore(args.db, readonly=True) as store:
             cards = robustness_cards(store, args.run, fpr=args.fpr)
             run_id = run_manifest(store, args.run)[0]

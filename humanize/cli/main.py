@@ -37,13 +37,42 @@ def _parse_spec(text: str) -> tuple[str, dict]:
     return head.strip(), params
 
 
+def terminal_table(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with every label and text cell through the terminal's escaping
+    (:func:`humanize.benchmarks.reporting._escape.terminal_text`): an escape sequence in a label is
+    shown as ``⟨U+001B⟩``, never sent to the terminal."""
+    from humanize.benchmarks.reporting._escape import terminal_text
+
+    def clean(value):
+        return terminal_text(value) if isinstance(value, str) else value
+
+    def texty(dtype) -> bool:  # object, str, string or categorical: anything but numbers, booleans and times
+        return not (pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)
+                    or pd.api.types.is_datetime64_any_dtype(dtype))
+
+    def labels(index):
+        if isinstance(index, pd.MultiIndex):
+            return index.set_levels([lvl.map(clean) if texty(lvl.dtype) else lvl for lvl in index.levels])
+        return index.map(clean) if texty(index.dtype) else index
+
+    out = table.copy()
+    out.columns = labels(out.columns)
+    out.index = labels(out.index)
+    for col in range(out.shape[1]):
+        if texty(out.iloc[:, col].dtype):
+            out.isetitem(col, out.iloc[:, col].map(clean))
+    return out
+
+
 def _print_tables(report: dict[str, pd.DataFrame]) -> None:
+    from humanize.benchmarks.reporting._escape import terminal_text
+
     with pd.option_context("display.width", 200, "display.max_columns", 40, "display.float_format", "{:.3f}".format):
         for name, table in report.items():
-            print(f"\n== {name}")
-            print(table.to_string())
+            print(f"\n== {terminal_text(name)}")
+            print(terminal_table(table).to_string())
             for line in table.attrs.get("lines", ()):  # the summary's explanation and underpowered advice
-                print(f"  {line}")
+                print(f"  {terminal_text(line)}")
 
 
 def _config_from_args(args):
@@ -104,12 +133,19 @@ def _quiet_model_loading() -> None:
     hf_logging.disable_progress_bar()
 
 
-def _one_line(err: BaseException) -> str:
+def _one_line(err: BaseException | str) -> str:
+    """An error as the one line the CLI prints: whitespace folded, every secret this process saw
+    replaced by ``<hidden>``, every control or invisible character shown escaped (a message quotes
+    labels and file contents: it never sends an escape sequence to the terminal)."""
     import errno
 
+    from humanize.benchmarks.reporting._escape import terminal_text
+    from humanize.exceptions import scrub_secrets
+
     if isinstance(err, OSError) and err.errno == errno.ENOSPC:  # the OS's "[Errno 28] No space left on device"
-        return f"disk full: {err.filename}" if err.filename else "disk full"
-    return " ".join(str(err).split()) or type(err).__name__
+        return terminal_text(f"disk full: {err.filename}" if err.filename else "disk full")
+    text = err if isinstance(err, str) else (str(err) or type(err).__name__)
+    return terminal_text(scrub_secrets(" ".join(text.split())))
 
 
 def _expected_errors() -> tuple:
@@ -364,10 +400,37 @@ def _open_fraction(text: str) -> float:
     return value
 
 
-def _plugin_argument(p: argparse.ArgumentParser) -> None:
+def _plugin_argument(p: argparse.ArgumentParser, *, reads_runs: bool = False) -> None:
     p.add_argument("--plugin", action="append", metavar="FILE.py",
                    help="a Python file defining attacks, detectors or datasets (repeatable); its classes are named "
-                        "FILE:Class (e.g. --detector my_detectors:Mine), and it may call attacks.register(...)")
+                        "FILE:Class (e.g. --detector my_detectors:Mine), and it may call attacks.register(...)"
+                        + ("; a file the run recorded must still have the digest the run recorded (it is checked "
+                           "before the file is imported). A results database never loads a plug-in by itself"
+                           if reads_runs else ""))
+    if reads_runs:
+        p.add_argument("--allow-changed-plugins", dest="allow_changed_plugins", action="store_true",
+                       help="import a --plugin file even when its content differs from the one the run recorded "
+                            "(figures computed with it may differ from the run's)")
+
+
+def load_plugins_for_run(args, db: str | None, run_id: str | None) -> list:
+    """Import the files the user named with ``--plugin`` for a command that reads run ``run_id`` of
+    ``db``: each one the run recorded is checked against its recorded digest before it is imported
+    (:func:`humanize._plugins.load_plugins`). Nothing the database names is imported."""
+    from humanize._plugins import load_plugins
+
+    paths = getattr(args, "plugin", None) or []
+    if not paths:
+        return []
+    recorded = []
+    if db and Path(db).is_file():
+        from humanize.benchmarks.runner.manifest import run_manifest
+        from humanize.benchmarks.runner.store import ResultsStore
+
+        with ResultsStore(db, readonly=True) as store:
+            manifest = run_manifest(store, run_id)[1]
+        recorded = (manifest or {}).get("plugins") or []
+    return load_plugins(paths, recorded=recorded, allow_changed=bool(getattr(args, "allow_changed_plugins", False)))
 
 
 def _executor_arguments(p: argparse.ArgumentParser) -> None:
@@ -500,27 +563,69 @@ def command_modules() -> list:
 INTERRUPTED = 130
 
 
+#: the exit status of a run whose output pipe closed (128 + SIGPIPE, what a shell reports for ``cmd | head``)
+CLOSED_PIPE = 141
+#: where an internal error (a bug) asks to be reported
+REPORT_BUGS = "please report it with the traceback above (and `humanize-bench --version`) to the project's issue tracker"
+
+
+def _quiet_closed_pipe() -> int:
+    """The reader of standard output went away (``humanize-bench report | head``): stop quietly, and
+    point standard output at /dev/null so Python's own flush at exit says nothing either."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no real file descriptor (a captured stream)
+        pass
+    return CLOSED_PIPE
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run one command; the exit status: 0 success, 2 a user error (a bad flag, an unknown
-    component, a missing database, a bad config, a full disk: one line on stderr), 1 an
-    internal error (a bug: its traceback), 130 Ctrl-C (one line; what was computed is stored)."""
-    args = build_parser().parse_args(argv)  # a usage error: argparse's message and status 2
+    """Run one command behind the CLI's one error boundary; the exit status: 0 success, 2 a user or
+    input error (a bad flag, an unknown component, a missing or damaged database, a bad config, a
+    plug-in that cannot be used, a detector that failed on every text, a full disk: one line on
+    stderr, secrets hidden, control characters escaped), 1 an internal error (a bug: its traceback
+    and where to report it), 130 Ctrl-C (one line; what was computed is stored), 141 standard
+    output closed by its reader (nothing printed)."""
+    try:
+        args = build_parser().parse_args(argv)  # a usage error: argparse's message and status 2
+    except BrokenPipeError:
+        return _quiet_closed_pipe()
     command = f"humanize-bench {args.command}"
     try:
-        return args.func(args)
-    except SystemExit as exit_:
-        if isinstance(exit_.code, str):  # a command's one-line refusal
-            message = exit_.code if exit_.code.startswith("humanize-bench") else f"{command}: {exit_.code}"
-            print(message, file=sys.stderr)
+        try:
+            status = args.func(args)
+            sys.stdout.flush()  # a closed pipe is found here, inside the boundary, not at exit
+            return status
+        except SystemExit as exit_:
+            if isinstance(exit_.code, str):  # a command's one-line refusal
+                message = _one_line(exit_.code)
+                print(message if message.startswith("humanize-bench") else f"{command}: {message}", file=sys.stderr)
+                return 2
+            raise
+        except KeyboardInterrupt:
+            print(f"{command}: interrupted; what was computed is stored (rerun the same command to resume)",
+                  file=sys.stderr)
+            return INTERRUPTED
+        except BrokenPipeError:
+            return _quiet_closed_pipe()
+        except _expected_errors() as err:
+            print(f"{command}: {_one_line(err)}", file=sys.stderr)
             return 2
-        raise
-    except KeyboardInterrupt:
-        print(f"{command}: interrupted; what was computed is stored (rerun the same command to resume)",
-              file=sys.stderr)
-        return INTERRUPTED
-    except _expected_errors() as err:
-        print(f"{command}: {_one_line(err)}", file=sys.stderr)
-        return 2
+        except Exception as err:  # noqa: BLE001 - the boundary: a bug, said as one, with its traceback
+            import traceback
+
+            from humanize.exceptions import scrub_secrets
+
+            sys.stderr.write(scrub_secrets("".join(traceback.format_exception(err))))
+            print(f"{command}: internal error ({type(err).__name__}): this is a bug in humanize-bench, not in "
+                  f"your input; {REPORT_BUGS}", file=sys.stderr)
+            return 1
+    except BrokenPipeError:  # the pipe closed while an error was being said
+        return _quiet_closed_pipe()
 
 
 if __name__ == "__main__":

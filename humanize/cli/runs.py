@@ -15,12 +15,16 @@ def run_rows(store) -> list[dict]:
     detectors, rows (the documents the run sampled, train and test), read from its manifest."""
     from humanize.benchmarks.runner.manifest import stored_manifest
 
+    from humanize.exceptions import StoreError
+
     out = []
     for run_id, status, config in store.runs()[["run_id", "status", "config"]].itertuples(index=False):
-        try:
-            stored = json.loads(config)
-        except (TypeError, ValueError):
-            stored = {}
+        try:  # the row as verified (its checksum), the one read every command does (issue #35)
+            stored = store.run_config_data(str(run_id))
+        except (StoreError, LookupError):
+            out.append({"run_id": str(run_id), "created": "?", "status": "corrupt (checksum mismatch: not shown)",
+                        "dataset": "?", "attacks": [], "detectors": [], "rows": None})
+            continue
         manifest = stored_manifest(stored) or {}
         dataset = manifest.get("dataset") or {}
         sample = dataset.get("sample") or {}
@@ -53,16 +57,18 @@ def _cmd_runs(args) -> int:
         print(f"humanize-bench {COMMAND}: {_one_line(err)}", file=sys.stderr)
         return 2
     if args.json:
-        print(json.dumps(rows, ensure_ascii=False))
+        print(json.dumps(rows, ensure_ascii=True))  # every control or bidi character as a \\u escape
         return 0
     if not rows:
         print(f"no runs in {args.db}")
         return 0
+    from humanize.benchmarks.reporting._escape import terminal_text as t
+
     print(f"{'run id':16s}  {'created (UTC)':25s}  {'status':7s}  {'dataset':10s}  {'rows':>6s}  attacks | detectors")
     for r in rows:
         rows_text = "?" if r["rows"] is None else str(r["rows"])
-        print(f"{r['run_id']:16s}  {r['created']:25s}  {r['status']:7s}  {r['dataset']:10s}  {rows_text:>6s}  "
-              f"{', '.join(r['attacks']) or '-'} | {', '.join(r['detectors']) or '-'}")
+        print(f"{t(r['run_id']):16s}  {t(r['created']):25s}  {t(r['status']):7s}  {t(r['dataset']):10s}  "
+              f"{rows_text:>6s}  {', '.join(map(t, r['attacks'])) or '-'} | {', '.join(map(t, r['detectors'])) or '-'}")
     return 0
 
 

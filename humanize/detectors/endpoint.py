@@ -44,18 +44,19 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Optional, Sequence
-from urllib.parse import parse_qsl, quote, urlsplit
+from urllib.parse import quote, urlsplit
 
 import numpy as np
 
 from numbers import Integral, Real
 
 from humanize._canonical import canonical
+from humanize._secrets import redact
 from humanize._validation import Interval, check_texts
 from humanize.models.loading import NONBLANK_STR
 from humanize.exceptions import register_secret, scrub_secrets
 from humanize.generation.endpoint import (MAX_ANSWER_BYTES_BASE, ConnectionFailed, EndpointError, ResponseTooLarge,
-                                          _SECRET_QUERY, _check_url, _display_url, _retry_after, error_message,
+                                          _check_url, _display_url, _retry_after, error_message,
                                           key_problem,
                                           post)
 
@@ -95,7 +96,11 @@ class EndpointDetector(Detector):
         alone cannot tell), so no cached score of the old model is reused.
 
     The fingerprint holds the URL (its query only as a digest), body, score path, batch size,
-    invert, headers, name and version; not the transport settings nor the key.
+    invert, headers, name and version; not the transport settings nor the key. A key given in
+    the URL's query (``?code=...``) or in the body template (``{"api_key": "..."}``) is sent as
+    given and appears nowhere else in clear: repr, fingerprint input, store, cards and errors
+    show ``<hidden:blake2b=...>`` (:mod:`humanize._secrets`). The environment (``api_key_env``)
+    remains the better place: a component rebuilt from a stored configuration has no key.
     """
 
     name = "endpoint"
@@ -155,11 +160,11 @@ class EndpointDetector(Detector):
         if "@" in parts.netloc:
             raise ValueError(f"{own}: url must not hold credentials (user:password@host); put the key in an "
                              f"environment variable and name it with api_key_env=")
-        secret_fields = [k for k, v in parse_qsl(parts.query, keep_blank_values=True) if v and _SECRET_QUERY.search(k)]
-        if secret_fields:  # the value is not shown: it is a credential, and must reach no message or store
-            raise ValueError(f"{own}: url must not hold credentials (its query sets {', '.join(secret_fields)}); put "
-                             f"the key in an environment variable named by api_key_env= and send it as a header "
-                             f"(auth_header='api-key', auth_scheme='' for a bare key)")
+        # a key in the query (``?code=...``) or in the body template (``{"api_key": ...}``) is sent as given
+        # and kept out of every repr, fingerprint, store, card and message: humanize._secrets registers it
+        # for scrubbing here and shows it as a digest wherever the parameters are shown
+        redact(self.url)
+        redact(self.body)
         self._mode = check_body(own, self._body())
         try:
             self._steps = parse_score_path(self.score_path)
@@ -199,7 +204,7 @@ class EndpointDetector(Detector):
         query = urlsplit(self.url.strip()).query
         if query:
             params["url_query_digest"] = hashlib.blake2b(query.encode(), digest_size=16).hexdigest()
-        params["body"] = canonical(self._body(), "EndpointDetector.body")
+        params["body"] = redact(canonical(self._body(), "EndpointDetector.body"))  # a key in it: as a digest
         params["batch_size"] = self._batch_size()
         return out
 

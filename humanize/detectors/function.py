@@ -23,8 +23,9 @@ a bound method, a ``functools.partial`` or another callable object is a ``TypeEr
 saying so, unless ``fn_version="..."`` is given: then any callable is accepted and the user
 vouches that this string names its behaviour; change it whenever the function
 changes in a way the digest cannot see (other closure objects, a model file it reads).
-The digest covers the function's own code only: when a helper, a global or a file it reads
-changes, set or change ``fn_version`` too. (``version`` itself stays what it is for every
+The digest covers the function's own code only (for code in a ``--plugin`` file: the whole
+file's digest too, so an edited helper in that file changes the fingerprint): when a helper in
+another module, a global or a file it reads changes, set or change ``fn_version`` too. (``version`` itself stays what it is for every
 detector, the str version of the class's outputs: a parameter defaulting to None could not
 both say "not given" and be that str.)
 """
@@ -165,8 +166,11 @@ class FunctionDetector(Detector):
         """Class, version, parameters (``fn`` replaced by its identity), library version."""
         import humanize
 
+        from humanize._secrets import redact
+
         cls = type(self)
-        params = {k: canonical(v, f"{cls.__name__}.{k}") for k, v in self.get_params(deep=False).items() if k != "fn"}
+        params = {k: redact(canonical(v, f"{cls.__name__}.{k}")) for k, v in self.get_params(deep=False).items()
+                  if k != "fn"}
         return {"class": f"{cls.__module__}.{cls.__qualname__}", "version": str(self.version), "params": params,
                 "function": self._identity(), "library": humanize.__version__}
 
@@ -179,6 +183,9 @@ class FunctionDetector(Detector):
             own = [c for c in type(self).__mro__ if issubclass(c, FunctionDetector) and c is not FunctionDetector]
             out = {"path": _label(type(self)), "source": [_source_digest(c) for c in own]}
             problem = next((f"{c.__qualname__} {why}" for c in own if (why := _why_not_exact(c))), None)
+        plugin_files = _plugin_files([self._function()] if self.fn is not None else own)
+        if plugin_files:  # code from a --plugin file: its whole file's digest, so an edited helper shows (#35)
+            out["plugin_files"] = plugin_files
         if problem and self.fn_version is None:
             raise TypeError(
                 f"{type(self).__name__} {self.name!r}: fingerprint() needs a module-level function or a "
@@ -192,6 +199,20 @@ class FunctionDetector(Detector):
         info = super().describe()
         info["function"] = _label(self._function() if self.fn is not None else type(self))
         return info
+
+
+def _plugin_files(objects) -> list:
+    """The BLAKE2b of each plug-in file (``--plugin``) that defines one of ``objects``, as loaded:
+    a module-level helper, constant or import in that file changes it too (a Detector subclass in a
+    plug-in is fingerprinted the same way, :func:`humanize._params.class_source_digest`)."""
+    from humanize._plugins import plugin_of
+
+    out = []
+    for obj in objects:
+        rec = plugin_of(getattr(obj, "__module__", None) or "")
+        if rec is not None and rec.get("blake2b") and rec["blake2b"] not in out:
+            out.append(rec["blake2b"])
+    return out
 
 
 def _label(obj: Any) -> str:

@@ -64,8 +64,18 @@ MAX_ANSWER_BYTES_PER_TOKEN = 512
 #: The most of an error body read (the rest is not read); a message shows an excerpt of EXCERPT_CHARS.
 MAX_ERROR_BYTES = 64 << 10
 EXCERPT_CHARS = 300
-#: Query parameters of a URL that hold credentials (their values are hidden like the API key)
-_SECRET_QUERY = re.compile(r"key|token|secret|sig|password|passwd|auth|credential|session", re.I)
+class _SecretQuery:
+    """Query parameters of a URL that hold credentials (their values are hidden like the API key):
+    the one rule of :func:`humanize._secrets.is_secret_name` (``?code=``, ``?api_key=``, ``?sig=``)."""
+
+    @staticmethod
+    def search(name: str) -> bool:
+        from humanize._secrets import is_secret_name
+
+        return is_secret_name(name)
+
+
+_SECRET_QUERY = _SecretQuery()
 HIDDEN = "<hidden>"
 _sleep = time.sleep  # one place to wait between attempts, so tests count the waits instead of timing them
 

@@ -13,6 +13,7 @@ import pytest
 from humanize.benchmarks.reporting import _escape
 from humanize.benchmarks.reporting._files import atomic_write, write_text
 from humanize.benchmarks.reporting.attack_tour import _visible
+from humanize.benchmarks.reporting._files import file_stem
 from humanize.benchmarks.reporting.card import write_cards
 from humanize.benchmarks.reporting.documents_page import write_documents_page
 from humanize.benchmarks.reporting.export import export_run, write_table
@@ -55,7 +56,7 @@ def _plant(folder, name):
 
 WRITERS = {
     "export_run": ("metrics.csv", lambda db, res, out: export_run(db, out, tables=["metrics"], format="csv")),
-    "write_cards(md)": ("card_" + "".join(c if c.isalnum() or c in "-_." else "_" for c in DETECTOR) + ".md",
+    "write_cards(md)": (file_stem(DETECTOR, "card_") + ".md",
                         lambda db, res, out: write_cards(db, out, formats=("md",))),
     "write_documents_page": ("documents.html", lambda db, res, out: write_documents_page(db, out / "documents.html")),
     "export_report(md)": ("report.md", lambda db, res, out: export_report(build_report(res.tables), out, ("md",))),

@@ -82,7 +82,8 @@ def _write(folder: Path, name: str, source: str) -> Path:
 def _cli(args: list[str], cwd: Path, env: dict | None = None, timeout: int = 600) -> subprocess.CompletedProcess:
     """``humanize-bench`` in a new process (a new shell: nothing imported, no plug-in loaded)."""
     full = {**os.environ, "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1", **(env or {})}
-    full.pop("PYTHONPATH", None)
+    # only the code under test on the path (not the test folder, nor whatever else PYTHONPATH held)
+    full["PYTHONPATH"] = str(Path(__import__("humanize").__file__).resolve().parent.parent)
     return subprocess.run([sys.executable, "-m", "humanize.cli.main", *args], cwd=cwd, env=full,
                           capture_output=True, text=True, timeout=timeout)
 
@@ -262,7 +263,7 @@ def test_the_run_records_a_manifest_of_what_ran(plugin_runs):
     assert manifest["seeds"]["seed"] == 0 and "cores" in manifest["machine"] and manifest["run_id"] == run_id
 
 
-def test_export_ars_and_card_work_in_a_new_shell_without_the_plugin_flag(plugin_runs, tmp_path):
+def test_export_and_card_work_in_a_new_shell_without_the_plugin_and_ars_needs_it_named(plugin_runs, tmp_path):
     home, _, _ = plugin_runs
     db = str(home / "local.sqlite")
     out = _ok(_cli(["export", "--db", db, "--out", str(tmp_path / "export"), "--format", "csv"], tmp_path))
@@ -274,29 +275,42 @@ def test_export_ars_and_card_work_in_a_new_shell_without_the_plugin_flag(plugin_
     card = (tmp_path / "cards" / "card_mine.md").read_text(encoding="utf-8")
     assert "my_detectors:Mine" in card and "plug-in file" in card
     assert (tmp_path / "cards" / "documents.html").stat().st_size > 10_000
-    ars = _ok(_cli(["ars", "--db", db], tmp_path))  # computed anew: the recorded plug-in file is loaded
+    # the ARS is computed anew with the run's detector: its code runs only when the user names the file (#35)
+    refused = _cli(["ars", "--db", db], tmp_path)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1 and "--plugin" in refused.stderr
+    assert str(home / "my_detectors.py") in refused.stderr
+    ars = _ok(_cli(["ars", "--db", db, "--plugin", str(home / "my_detectors.py"),
+                    "--plugin", str(home / "my_attacks.py")], tmp_path))
     assert "mine" in ars and "overall" in ars
 
 
-def test_a_changed_or_missing_plugin_is_said_and_reading_the_run_still_works(plugin_runs, tmp_path):
+def test_a_changed_plugin_is_refused_before_import_unless_allowed_and_reading_the_run_needs_none(plugin_runs,
+                                                                                                tmp_path):
     home, _, _ = plugin_runs
     copy = tmp_path / "copy"
     copy.mkdir()
-    for name in ("local.sqlite",):
-        (copy / name).write_bytes((home / name).read_bytes())
+    (copy / "local.sqlite").write_bytes((home / "local.sqlite").read_bytes())
+    db = str(copy / "local.sqlite")
     moved = home / "my_detectors.py"
     original = moved.read_text(encoding="utf-8")
+    witness = tmp_path / "imported"
+    plugins = ["--plugin", str(moved), "--plugin", str(home / "my_attacks.py")]
     try:
-        moved.write_text(original + "\n# edited\n", encoding="utf-8")
-        changed = _cli(["ars", "--db", str(copy / "local.sqlite")], tmp_path)
-        assert changed.returncode == 0 and "changed since the run" in changed.stderr
+        moved.write_text(original + f"\nopen({str(witness)!r}, 'w').write('ran')\n", encoding="utf-8")
+        changed = _cli(["ars", "--db", db, *plugins], tmp_path)
+        assert changed.returncode == 2 and "changed since the run" in changed.stderr, changed.stderr
+        assert "--allow-changed-plugins" in changed.stderr and "Traceback" not in changed.stderr
+        assert not witness.exists()  # refused before import: the changed code never ran
+        allowed = _cli(["ars", "--db", db, *plugins, "--allow-changed-plugins"], tmp_path)
+        assert allowed.returncode == 0, allowed.stderr
+        assert witness.exists()
         moved.unlink()
-        gone = _cli(["ars", "--db", str(copy / "local.sqlite")], tmp_path)
-        assert gone.returncode == 2 and "no longer exists" in gone.stderr and "Traceback" not in gone.stderr
+        gone = _cli(["ars", "--db", db], tmp_path)
+        assert gone.returncode == 2 and "my_detectors.py" in gone.stderr and "Traceback" not in gone.stderr
         # reading what the run did needs no plug-in at all
-        _ok(_cli(["export", "--db", str(copy / "local.sqlite"), "--out", str(tmp_path / "e"), "--format", "csv"],
-                 tmp_path))
-        _ok(_cli(["report", "--db", str(copy / "local.sqlite")], tmp_path))
+        _ok(_cli(["export", "--db", db, "--out", str(tmp_path / "e"), "--format", "csv"], tmp_path))
+        _ok(_cli(["report", "--db", db], tmp_path))
     finally:
         moved.write_text(original, encoding="utf-8")
 

@@ -367,10 +367,11 @@ def test_bad_arguments_name_the_problem():
     with pytest.raises(ValueError, match="url must not hold credentials") as info:
         EndpointDetector("http://user:hunter2@host/x")
     assert "hunter2" not in str(info.value)
-    for query in ("?api-key=hunter2", "?model=v2&key=hunter2", "?access_token=hunter2", "?sig=hunter2"):
-        with pytest.raises(ValueError, match=r"url must not hold credentials \(its query sets") as info:
-            EndpointDetector(url + query)
-        assert "hunter2" not in str(info.value)
+    for query in ("?api-key=hunter2", "?model=v2&key=hunter2", "?access_token=hunter2", "?sig=hunter2", "?code=hunter2"):
+        # a key in the query is sent as given (#35: the form of one cloud's function endpoints), shown nowhere
+        det = EndpointDetector(url + query)
+        shown = repr(det) + json.dumps(det.provenance()) + json.dumps(det.get_params() and det.provenance())
+        assert "hunter2" not in shown and "<hidden" in repr(det)
     with pytest.raises(ValueError, match=r"exactly one placeholder value.*found 0"):
         EndpointDetector(url, body={"texts": "texts"})
     with pytest.raises(ValueError, match="found 2"):

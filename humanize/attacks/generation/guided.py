@@ -208,8 +208,10 @@ class AdversarialParaphrase(QueriesDetector, RewriteAttack):
         return out
 
     # -- scoring ----------------------------------------------------------------------
-    def _scores(self, texts: list[str]) -> list[float]:
-        """The guide's scores of ``texts`` in one call; blank texts are not sent and score +inf, NaN too."""
+    def _scores(self, texts: list[str], nan: float = math.inf) -> list[float]:
+        """The guide's scores of ``texts`` in one call; blank texts are not sent and score +inf, a NaN
+        score is ``nan`` (+inf: never chosen). A guide that scores every text it is sent NaN cannot
+        guide: :class:`~humanize.exceptions.RunError` (one line), not an attack that "succeeds" at +inf."""
         out = [math.inf] * len(texts)
         send = [i for i, t in enumerate(texts) if t.strip()]
         if send:
@@ -217,8 +219,9 @@ class AdversarialParaphrase(QueriesDetector, RewriteAttack):
             if got.shape != (len(send),):
                 raise RuntimeError(f"AdversarialParaphrase: the guide returned {got.shape} scores for "
                                    f"{len(send)} texts")
+            _check_guide(self, got)
             for i, s in zip(send, got.tolist()):
-                out[i] = math.inf if math.isnan(s) else float(s)
+                out[i] = nan if math.isnan(s) else float(s)
         return out
 
     # -- rewriting ----------------------------------------------------------------------
@@ -244,7 +247,7 @@ class AdversarialParaphrase(QueriesDetector, RewriteAttack):
             pos += len(plan)
             parts.append(t[at:])
             out.append("".join(parts))
-        measured = self._scores(list(texts) + out)
+        measured = self._scores(list(texts) + out, nan=math.nan)  # a NaN measurement stays NaN, never "+inf"
         n = len(texts)
         for d, info in enumerate(infos):
             info["guide_score_before"], info["guide_score_after"] = measured[d], measured[n + d]
@@ -284,6 +287,8 @@ class AdversarialParaphrase(QueriesDetector, RewriteAttack):
             for p, r in zip(partials, rows):
                 scorer.commit(r, p)
             got = scorer.score_steps([(r, [row[i] for i in idx]) for row, r, idx in zip(candidates, rows, send)])
+            _check_guide(self, np.concatenate([np.asarray(v, dtype=float).ravel() for v in got]) if got else
+                         np.zeros(0))
             out = []
             for row, idx, vals in zip(candidates, send, got):
                 mine = [math.inf] * len(row)
@@ -337,10 +342,13 @@ class AdversarialParaphrase(QueriesDetector, RewriteAttack):
         ratio = float(self.min_length_ratio)
         if ratio <= 0:
             return [0] * len(chunks)
+        from humanize.models.text import model_input
+
         tok = gen.loaded().tokenizer
         budget = int(getattr(gen, "max_new_tokens", 0) or 0)
         out = []
-        for c in chunks:
+        # counted as the paraphraser reads them: a lone surrogate (U+D800-U+DFFF) as U+FFFD, never a crash
+        for c in model_input(chunks, where="AdversarialParaphrase chunk", warn=False)[0]:
             n = math.ceil(ratio * len(tok(c, add_special_tokens=False)["input_ids"]))
             out.append(max(0, min(n, budget - 1)) if budget else n)
         return out
@@ -391,3 +399,16 @@ class AdversarialParaphrase(QueriesDetector, RewriteAttack):
             found = (self.constraints, resolve_constraints("AdversarialParaphrase", self.constraints))
             self.__dict__["_constraint_list"] = found
         return found[1]
+
+
+def _check_guide(attack, scores: np.ndarray) -> None:
+    """Refuse a guide whose every score of a call is NaN (a broken detector, an endpoint that answers
+    nothing usable): one line naming the guide, instead of candidates all tied at +inf."""
+    if scores.size and np.isnan(scores).all():
+        from humanize.exceptions import RunError
+
+        guide = attack.target()
+        name = getattr(getattr(guide, "detector", guide), "name", type(guide).__name__)
+        raise RunError(f"{type(attack).__name__}: the guide detector {name!r} scored all {scores.size} text(s) it "
+                       f"was sent NaN; it cannot guide the rewriting (check the detector: a failed model, an "
+                       f"endpoint's empty answer)")

@@ -95,16 +95,22 @@ def reliance_for_run(db, run_id: str | None = None, detectors=None, *, by=("doma
 
     if not Path(db).exists():
         raise FileNotFoundError(f"no results database at {str(db)!r}")
-    from ..runner.manifest import run_manifest, with_recorded_plugins
+    from ..runner.manifest import ensure_dataset, run_manifest, with_recorded_plugins
 
     from ..runner.manifest import check_inputs
 
-    with ResultsStore(db, readonly=True) as store:
+    from humanize._registry import names_from_stored_data
+
+    with ResultsStore(db, readonly=True) as store, names_from_stored_data():
         run_id, config = run_config(store, run_id)
         manifest = run_manifest(store, run_id)[1]
-        # the ARS is computed anew: a plug-in detector (or dataset) the run used is loaded from the file it recorded
-        rows = sample_rows(with_recorded_plugins(config, manifest))
-        check_inputs(store, run_id, rows, config.dataset)
+        # the ARS is computed anew: a plug-in detector (or dataset) the run used must be given with --plugin
+        # (a database never loads code by itself; the stored names resolve only to what the user loaded)
+        if detectors is None and manifest is not None:  # the run's detectors: the plug-ins they came from
+            with_recorded_plugins(config, [d["plugin"] for d in manifest.get("detectors", []) if d.get("plugin")],
+                                  f"the ARS of run {run_id}'s detectors")
+        rows = sample_rows(ensure_dataset(config, manifest))
+        check_inputs(store, run_id, rows, config.dataset, manifest)
     test, train = rows[rows["split"] == "test"], rows[rows["split"] == "train"]
     if test.empty:
         raise ConfigError(f"run {run_id!r} has no test documents to compute the ARS on")
@@ -116,7 +122,12 @@ def reliance_for_run(db, run_id: str | None = None, detectors=None, *, by=("doma
         confidence=config.confidence if confidence is None else confidence,
     )
     results = []
-    for det in _detectors(detectors, config):
+    if detectors is None:  # the run's own detectors: names a database recorded (nothing imported by itself)
+        with names_from_stored_data():
+            dets = _detectors(detectors, config)
+    else:  # named by the caller (the command line): resolved as any name the user gives
+        dets = _detectors(detectors, config)
+    for det in dets:
         results.append(artifact_reliance(_with_cached_scores(det, db, test, train, run_id), test, **options))
     table = pd.concat([r.table for r in results], ignore_index=True)[list(TABLE_COLUMNS)]
     documents = pd.concat([r.documents for r in results], ignore_index=True)

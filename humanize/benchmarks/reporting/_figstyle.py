@@ -24,7 +24,9 @@ FORMATS = ("png", "svg", "pdf")
 STYLE = {"font.size": 8, "axes.titlesize": 8, "axes.labelsize": 8, "xtick.labelsize": 7, "ytick.labelsize": 7,
          "legend.fontsize": 7, "legend.title_fontsize": 7, "figure.titlesize": 8, "axes.linewidth": 0.6,
          "lines.linewidth": 1.0, "lines.markersize": 4, "pdf.fonttype": 42, "svg.fonttype": "path",
-         "savefig.dpi": 200}
+         "savefig.dpi": 200,
+         # a label is drawn as the text it is: no mathtext ("$\\x$" neither rendered nor a parse error), no TeX
+         "text.parse_math": False, "text.usetex": False}
 #: no creation date in the vector files: the same run draws the same bytes
 _METADATA = {"svg": {"Date": None}, "pdf": {"CreationDate": None}, "png": {}}
 
@@ -55,6 +57,41 @@ def check_formats(formats) -> tuple[str, ...]:
     return formats
 
 
+def escape_figure_text(fig) -> None:
+    """Every text of ``fig`` (titles, labels, legends, annotations, tick labels) through
+    :func:`._escape.figure_text`: a control or invisible character in a label is drawn as ``⟨U+001B⟩``
+    (it would make the SVG invalid XML, and a lone surrogate unwritable). Figures whose texts need
+    nothing are left as they are (no extra draw)."""
+    from matplotlib.text import Text
+
+    from ._escape import figure_text
+
+    def category_labels(axis) -> list:
+        mapping = getattr(getattr(axis, "units", None), "_mapping", None)
+        return [str(k) for k in mapping] if isinstance(mapping, dict) else []
+
+    axes = [(ax.xaxis, ax.yaxis) for ax in fig.axes]
+    texts = fig.findobj(Text)
+    if all(figure_text(t.get_text()) == t.get_text() for t in texts) and all(
+            figure_text(lab) == lab for pair in axes for axis in pair for lab in category_labels(axis)):
+        return
+    import warnings
+
+    with warnings.catch_warnings():  # the raw characters' missing glyphs: drawn escaped below
+        warnings.filterwarnings("ignore", message="Glyph .* missing from font", category=UserWarning)
+        fig.draw_without_rendering()  # tick labels exist once drawn
+    for pair in axes:
+        for axis in pair:
+            labels = [t.get_text() for t in axis.get_ticklabels()]
+            safe = [figure_text(lab) for lab in labels]
+            if safe != labels:
+                axis.set_ticks(axis.get_ticklocs(), labels=safe)
+    for t in fig.findobj(Text):
+        shown = figure_text(t.get_text())
+        if shown != t.get_text():
+            t.set_text(shown)
+
+
 def save(fig, out_dir, name: str, formats=FORMATS, close: bool = True) -> list[Path]:
     """Write ``fig`` as ``out_dir/name.<fmt>`` for each format; closes the figure unless ``close=False``."""
     formats = check_formats(formats)
@@ -62,6 +99,7 @@ def save(fig, out_dir, name: str, formats=FORMATS, close: bool = True) -> list[P
     paths = []
     try:
         with pyplot().rc_context(STYLE):
+            escape_figure_text(fig)
             bbox = "tight"
             for fmt in formats:
                 paths.append(atomic_write(out / f"{name}.{fmt}", lambda tmp, fmt=fmt, bbox=bbox: fig.savefig(

@@ -18,7 +18,31 @@ from typing import Callable
 
 from humanize.exceptions import OutputPathError
 
-__all__ = ["atomic_write", "check_destination", "write_text"]
+__all__ = ["atomic_write", "check_destination", "file_stem", "write_text"]
+
+#: the longest slug a file name takes from a label (the whole name stays far below NAME_MAX, 255 bytes)
+SLUG_CHARS = 48
+
+
+def file_stem(label, prefix: str = "") -> str:
+    """A file name stem for ``label`` (a detector's, an attack's: any text): ``prefix`` plus the label
+    itself when it is a short lower-case ASCII slug (``card_mine``), else a slug of it plus the first
+    10 hex digits of its BLAKE2b (``card_my-detector-3f2a9c01d4``). Unique (two labels that differ only
+    in characters the slug drops get different digests), bounded (at most ``SLUG_CHARS`` + 11
+    characters after the prefix, so a long label never makes a name the file system refuses),
+    stable (the same label, the same name), and never a path (no separator, no leading dot)."""
+    import hashlib
+    import re
+    import unicodedata
+
+    text = str(label)
+    ascii_ = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    slug = re.sub(r"[^a-z0-9_.-]+", "-", ascii_.lower()).strip("-.")
+    slug = re.sub(r"-{2,}", "-", slug)[:SLUG_CHARS].strip("-.")
+    if slug == text and slug:
+        return prefix + slug
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=5).hexdigest()
+    return f"{prefix}{slug + '-' if slug else ''}{digest}"
 
 
 def check_destination(path: str | os.PathLike) -> Path:

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._files import write_text
+from ._files import file_stem, write_text
 from ._meaning import mean_interval, meaning_by_attack
 from .card_provenance import VERSIONED, detector_provenance, provenance, recorded_detector  # noqa: F401 - VERSIONED
 from .report import MEANING_MEASURES, meaning_validity_table
@@ -326,16 +326,20 @@ CARD_FORMATS = ("md", "html")
 
 
 def save_cards(cards: dict, out_dir, formats=CARD_FORMATS) -> list[Path]:
-    """Write cards as ``card_<detector>.md`` / ``.html`` in ``out_dir``; returns the paths."""
+    """Write cards as ``card_<detector>.md`` / ``.html`` in ``out_dir`` (the name from
+    :func:`._files.file_stem`: the label when it is a plain slug, else a slug plus a digest); returns the paths."""
     formats = (formats,) if isinstance(formats, str) else tuple(formats)
     bad = [f for f in formats if f not in CARD_FORMATS]
     if bad or not formats:
         raise ValueError(f"unknown card format(s) {bad or formats}; choose from {list(CARD_FORMATS)}")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    paths = []
+    paths, stems = [], set()
     for det, card in cards.items():
-        stem = "card_" + "".join(c if c.isalnum() or c in "-_." else "_" for c in det)
+        stem = file_stem(det, "card_")  # a slug plus a short digest: unique, bounded, never a path
+        if stem in stems:  # pragma: no cover - a digest collision between two labels of one run
+            raise ValueError(f"two detectors of the run would write the same card file {stem!r}")
+        stems.add(stem)
         for fmt in formats:
             p = out / f"{stem}.{fmt}"
             paths.append(write_text(p, card.to_markdown() if fmt == "md" else card.to_html()))

@@ -24,14 +24,20 @@ def run_documents(store: ResultsStore, run_id: str | None = None, *, clean: bool
     its edits (``[start, end, replacement]`` over the original). With ``clean`` the test human and
     machine texts come first with attack ``"none"`` and no edits. Texts an attack never produced
     (a run stopped early) are left out."""
-    from ..runner.engine import CLEAN, _attack_key, sample_rows
+    from humanize._registry import names_from_stored_data
 
+    with names_from_stored_data():  # a database is data: the names it records import nothing by themselves
+        return _run_documents(store, run_id, clean=clean)
+
+
+def _run_documents(store: ResultsStore, run_id: str | None, *, clean: bool) -> pd.DataFrame:
+    from ..runner.engine import CLEAN, _attack_key, sample_rows
     from ..runner.manifest import attack_rows, check_inputs, ensure_dataset, run_manifest
 
     run_id, config = run_config(store, run_id)
     _, manifest = run_manifest(store, run_id)
     rows = sample_rows(ensure_dataset(config, manifest))
-    check_inputs(store, run_id, rows, config.dataset)  # the texts shown are the ones the run scored
+    check_inputs(store, run_id, rows, config.dataset, manifest)  # the texts shown are the ones the run scored
     every = rows[rows["split"] == "test"]
     given = every[every["attack"].fillna(CLEAN) != CLEAN]  # the dataset's own attacked rows (attacks = "as-given")
     test = every[every["attack"].fillna(CLEAN) == CLEAN]

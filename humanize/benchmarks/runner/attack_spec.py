@@ -62,7 +62,8 @@ class AttackSpec:
             return "+".join(step.step_label() for step in self.steps())
         from humanize import attacks
 
-        return component_label(self.name, attacks)
+        with stored_names(self):
+            return component_label(self.name, attacks)
 
     def step_label(self) -> str:
         """The label inside a pipeline's label: the name, with its θ when one is set."""
@@ -140,17 +141,29 @@ class AttackSpec:
         return attacks.get(self.name, **{"seed": seed, **params})
 
 
+def stored_names(spec):
+    """The context a spec's names resolve in: a spec read from a stored run (``spec.stored``) resolves
+    them as stored data (:func:`humanize._registry.names_from_stored_data`: nothing imported by itself)."""
+    import contextlib
+
+    if getattr(spec, "stored", False):
+        from humanize._registry import names_from_stored_data
+
+        return names_from_stored_data()
+    return contextlib.nullcontext()
+
+
 def component_label(name: str, registry) -> str:
     """How a component is labelled in reports by default: its name, or for an import path
     (``my_attacks:Swap``) the class's own ``name`` (``swap``), which its outputs are keyed by."""
-    from humanize._registry import is_import_path
+    from humanize._registry import is_import_path, recorded_name
 
     if not is_import_path(name):
         return name
     try:
         own = getattr(registry.resolve(name), "name", None)
-    except (TypeError, ValueError):
-        return name
+    except (TypeError, ValueError):  # not importable, or named by a stored run and not loaded: its recorded name
+        return recorded_name(name) or name
     return own if isinstance(own, str) and own and own not in ("attack", "detector") else name
 
 

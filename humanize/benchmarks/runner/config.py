@@ -64,10 +64,13 @@ class DetectorSpec:
         ``name``; for a detector whose parameters name it, that name)."""
         from humanize import detectors
 
+        from .attack_spec import stored_names
+
         own = self.params.get("name") if isinstance(self.params, dict) else None
         if isinstance(own, str) and own:  # a detector whose parameters name it (function, endpoint)
             return own
-        return component_label(self.name, detectors)
+        with stored_names(self):
+            return component_label(self.name, detectors)
 
     def params_label(self) -> str:
         """``plain_label:param=value,...`` over the parameters in name order (the plain label when there are none):
@@ -76,6 +79,9 @@ class DetectorSpec:
         params = self.params if isinstance(self.params, dict) else {}
         if not params and self.obj is not None:
             return f"{base}:{self.obj.fingerprint()[:8]}"
+        from humanize._secrets import redact
+
+        params = redact(params)  # a key in a URL or a body never becomes part of a label (humanize._secrets)
         shown = ",".join(f"{k}={_label_value(params[k])}" for k in sorted(params) if k != "name")
         return f"{base}:{shown}" if shown else base
 
@@ -525,6 +531,9 @@ def config_from_stored(data: dict) -> RunConfig:
         raise ConfigError(f"a stored config is a mapping, got {show(data)}")
     names = {f.name for f in fields(RunConfig)}
     values = {k: v for k, v in data.items() if k in names}
+    # a stored configuration is data: the plug-in files it names are never loaded from it (issue #35);
+    # the manifest keeps their records, against which files given with --plugin are checked
+    values["plugins"] = []
     values["attacks"] = [a if isinstance(a, AttackSpec) else AttackSpec(**a) for a in values.get("attacks", [])]
     values["detectors"] = [d if isinstance(d, DetectorSpec) else DetectorSpec(**{k: v for k, v in d.items()
                                                                                 if k in ("name", "params", "label")})
@@ -532,7 +541,16 @@ def config_from_stored(data: dict) -> RunConfig:
     values["defenses"] = [d if isinstance(d, DefenseSpec) else DefenseSpec(**d) for d in values.get("defenses", [])]
     if isinstance(values.get("fprs"), list):
         values["fprs"] = tuple(values["fprs"])
-    return RunConfig(**values)
+    from humanize._registry import names_from_stored_data, record_names
+
+    manifest = data.get("manifest") if isinstance(data.get("manifest"), dict) else {}
+    record_names([(e.get("name"), e.get("attack_name")) for e in manifest.get("attacks", []) if isinstance(e, dict)]
+                 + [(e.get("name"), e.get("label")) for e in manifest.get("detectors", []) if isinstance(e, dict)
+                    and not (e.get("config") or {}).get("label") and ":" not in str(e.get("label"))])
+    for spec in [*values["attacks"], *values["detectors"], *values["defenses"]]:
+        spec.stored = True  # its names resolve as stored data, whenever they are resolved
+    with names_from_stored_data():  # labels resolve the recorded names: nothing they name is imported by itself
+        return RunConfig(**values)
 
 
 def load_config(path: str | Path) -> RunConfig:

@@ -305,11 +305,34 @@ def _score_all(config: RunConfig, store: ResultsStore, executor, groups: list[di
                           progress=progress)
         work["scored"] += len(stage.computed)
         failures.extend(stage.failures)
+        if stage.failures and not stage.results:
+            raise _nothing_scored(spec.base_label(), stage.failures)
         scores[spec.base_label()] = {h: _score(r) for h, r in stage.results.items()}
+        got = list(scores[spec.base_label()].values())
+        if got and all(v != v for v in got):  # every score NaN: nothing to evaluate, said as such
+            from humanize.exceptions import RunError
+
+            raise RunError(f"detector {spec.base_label()!r} scored every one of its {len(got)} texts NaN; nothing "
+                           "was evaluated: fix the detector and rerun")
         if timing is not None:
             timing.append(detector_cost_row(spec.base_label(), [stage.results[h] for h in stage.computed],
                                             len(stage.results) - len(stage.computed)))
     return scores
+
+
+def _nothing_scored(label: str, stage_failures: list):
+    """The one-line error of a detector that failed on every text it was given (an endpoint that
+    always answers 500, a function that raises or returns no finite score): nothing is left to
+    evaluate, so the run stops here and says why, with the vendor's or the function's own message.
+    The failures table rides on the exception (``.failures``)."""
+    from humanize.exceptions import RunError, scrub_secrets
+
+    first = stage_failures[0]
+    err = RunError(f"detector {label!r} failed on every text it was given ({len(stage_failures)} failure(s) in the "
+                   f"failures table; first: {scrub_secrets(' '.join(str(first.error).split()))}); nothing was "
+                   "evaluated: fix the detector and rerun (what was computed is stored)")
+    err.failures = failure_rows([replace(f, error=scrub_secrets(f.error)) for f in stage_failures], {})
+    return err
 
 
 def detector_cost_row(label: str, computed: list, cached: int) -> dict:

@@ -272,12 +272,31 @@ def score_texts(detector, texts: list[str]) -> list[dict]:
     # process's high-water mark, which a benchmark of the whole run reads at its end
     with _no_gc():
         wall0, cpu0 = time.perf_counter(), time.process_time()
-        scores = np.asarray(detector.score(list(texts)), dtype=float).tolist()
+        scores = _checked_scores(detector, detector.score(list(texts)), len(texts))
         wall0, cpu0 = time.perf_counter() - wall0, time.process_time() - cpu0
     n = max(len(texts), 1)
     wall, cpu = wall0 / n, cpu0 / n
     return [{"score": s, "wall_s": wall, "cpu_s": cpu, "warmup_s": warmup if i == 0 else None}
             for i, s in enumerate(scores)]
+
+
+def _checked_scores(detector, out, n: int) -> list:
+    """A detector's answer for ``n`` texts as ``n`` floats, or a ``ValueError`` saying what it returned
+    instead (a generator, a 2-D array, one score too few): the batch's failure, in its own words."""
+    import numpy as np
+
+    name = getattr(detector, "name", type(detector).__name__)
+    if not hasattr(out, "__len__") and not isinstance(out, np.ndarray):
+        raise ValueError(f"detector {name!r} returned a {type(out).__name__} for {n} texts; return a list or 1-D "
+                         "array of one score per text")
+    try:
+        arr = np.asarray(out, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"detector {name!r} returned scores that are not numbers ({err})") from None
+    if arr.shape != (n,):
+        raise ValueError(f"detector {name!r} returned scores of shape {arr.shape} for {n} texts; expected one "
+                         "score per text")
+    return arr.tolist()
 
 
 def detector_job(label: str, detector, train, resources: dict) -> Job:

@@ -6,7 +6,8 @@ parameters, fingerprint, store key and model identities), the dataset and the sa
 the seeds, the package versions and the machine. ``report``, ``export``, ``ars``, ``card`` and
 the documents page read it instead of rebuilding components from the stored configuration:
 none of them needs a plug-in again to learn what a run did (only to compute something new, and
-then :func:`with_recorded_plugins` loads the plug-in files the run recorded).
+then the user gives the plug-in files with ``--plugin``: a manifest's records are never imported,
+only compared with the files given; :func:`with_recorded_plugins`).
 """
 
 from __future__ import annotations
@@ -144,34 +145,31 @@ def stored_manifest(stored_config: dict) -> dict | None:
     return manifest if isinstance(manifest, dict) and manifest.get("format") else None
 
 
-def run_config(store, run_id: str | None = None):
-    """(run_id, RunConfig) of a finished run in ``store`` (the latest one by default)."""
-    from .config import config_from_stored
-
-    runs = store.runs()
-    done = runs[runs["status"] == "done"]
-    if run_id is None:
-        if done.empty:
-            raise LookupError(f"no finished run in {store.path}")
-        row = done.iloc[-1]
-    else:
-        match = done[done["run_id"] == run_id]
-        if match.empty:
-            raise LookupError(f"no finished run {run_id!r} in {store.path}")
-        row = match.iloc[-1]
-    return str(row["run_id"]), config_from_stored(json.loads(row["config"]))
-
-
-def run_manifest(store, run_id: str | None = None) -> tuple[str, dict | None]:
-    """(run_id, manifest) of a finished run in ``store`` (the latest one by default)."""
+def _finished_run(store, run_id: str | None) -> tuple[str, dict]:
+    """(run_id, stored configuration) of a finished run (the latest by default), its row's checksum
+    verified: every command that reads a run reads it through here."""
     runs = store.runs()
     done = runs[runs["status"] == "done"]
     if run_id is not None:
         done = done[done["run_id"] == run_id]
     if done.empty:
         raise LookupError(f"no finished run {'' if run_id is None else repr(run_id) + ' '}in {store.path}")
-    row = done.iloc[-1]
-    return str(row["run_id"]), stored_manifest(json.loads(row["config"]))
+    found = str(done.iloc[-1]["run_id"])
+    return found, store.run_config_data(found)
+
+
+def run_config(store, run_id: str | None = None):
+    """(run_id, RunConfig) of a finished run in ``store`` (the latest one by default), verified."""
+    from .config import config_from_stored
+
+    found, data = _finished_run(store, run_id)
+    return found, config_from_stored(data)
+
+
+def run_manifest(store, run_id: str | None = None) -> tuple[str, dict | None]:
+    """(run_id, manifest) of a finished run in ``store`` (the latest one by default), verified."""
+    found, data = _finished_run(store, run_id)
+    return found, stored_manifest(data)
 
 
 def attack_rows(manifest: dict) -> list[dict]:
@@ -189,41 +187,60 @@ def input_pairs(rows) -> list[tuple[str, str]]:
     return list(zip(rows["id"].astype(str), rows["text_hash"]))
 
 
-def check_inputs(store, run_id: str, rows, dataset: str) -> None:
+def check_inputs(store, run_id: str, rows, dataset: str, manifest: dict | None = None) -> None:
     """The texts re-read from ``dataset`` for run ``run_id`` (``rows``, as :func:`~.engine.sample_rows`
     gives them) are the ones the run read: else a one-line :class:`~humanize.exceptions.DatasetChanged`
-    naming how many differ and one of them. A run stored before inputs were recorded is not checked."""
-    recorded = store.inputs(run_id)
-    if not recorded:
-        return
-    now = dict(input_pairs(rows))
-    differ = sorted(i for i in recorded.keys() | now.keys() if recorded.get(i) != now.get(i))
-    if differ:
-        from humanize.exceptions import DatasetChanged
+    naming how many differ and one of them. Checked against the run's recorded inputs and, with
+    ``manifest``, against its sample digest (so a deleted inputs table hides nothing). A run stored
+    before either was recorded is not checked."""
+    from humanize.exceptions import DatasetChanged
 
-        first = differ[0]
-        why = ("no longer in the sample" if first not in now else "not in the run's sample" if first not in recorded
-               else "its text changed")
-        raise DatasetChanged(f"dataset {dataset!r} changed since run {run_id}: {len(differ)} text(s) differ from "
-                             f"those the run scored, e.g. id {first!r} ({why}); rerun it to score the texts as they "
-                             f"are now")
+    recorded = store.inputs(run_id)
+    if recorded:
+        now = dict(input_pairs(rows))
+        differ = sorted(i for i in recorded.keys() | now.keys() if recorded.get(i) != now.get(i))
+        if differ:
+            first = differ[0]
+            why = ("no longer in the sample" if first not in now else "not in the run's sample"
+                   if first not in recorded else "its text changed")
+            raise DatasetChanged(f"dataset {dataset!r} changed since run {run_id}: {len(differ)} text(s) differ from "
+                                 f"those the run scored, e.g. id {first!r} ({why}); rerun it to score the texts as "
+                                 f"they are now")
+    sample = ((manifest or {}).get("dataset") or {}).get("sample") if isinstance(manifest, dict) else None
+    digest = sample.get("digest") if isinstance(sample, dict) else None
+    if isinstance(digest, str) and sample_digest(rows) != digest:
+        missing = "" if recorded else " (and the run's record of its inputs is missing from the database)"
+        raise DatasetChanged(f"dataset {dataset!r} changed since run {run_id}: its sample's digest differs from the "
+                             f"one the run recorded{missing}; rerun it to score the texts as they are now")
 
 
 def ensure_dataset(config, manifest: dict | None):
-    """``config``, after loading the plug-in files the run recorded when its dataset is not known here
-    (a plug-in's loader): the documents of a run are re-read from its dataset, not stored."""
+    """``config``, when its dataset can be read here: a dataset the run read through a plug-in's
+    loader needs that plug-in given with ``--plugin`` (nothing the run recorded is imported by
+    itself: :func:`humanize._plugins.missing_plugins` says which file)."""
     from ..data import knows_dataset
 
-    if manifest is not None and not knows_dataset(config.dataset):
-        return with_recorded_plugins(config, manifest)
+    if not knows_dataset(config.dataset):
+        if manifest is not None and manifest.get("plugins"):
+            from humanize._plugins import missing_plugins
+
+            missing_plugins(manifest["plugins"], f"re-reading the documents of dataset {config.dataset!r}")
+        from humanize.exceptions import PluginError
+
+        raise PluginError(f"dataset {config.dataset!r} of this run is not known here (a plug-in's or an installed "
+                          "package's loader); pass --plugin FILE with the file that defines it")
     return config
 
 
-def with_recorded_plugins(config, manifest: dict | None):
-    """``config``, after loading the plug-in files the run recorded (to compute something new with
-    its components in a process that was not given them); a changed file is warned about."""
-    if manifest is not None and manifest.get("plugins"):
-        from humanize._plugins import reload_recorded
+def with_recorded_plugins(config, records, needed_for: str = "computing this"):
+    """``config``, once the plug-in files in ``records`` (a manifest, for all it recorded, or a list of
+    its plug-in records) are loaded *by the user* (``--plugin``): a recorded file is never imported
+    because the run recorded it; a missing one is named in one line
+    (:func:`humanize._plugins.missing_plugins`)."""
+    if isinstance(records, dict):
+        records = records.get("plugins")
+    if records:
+        from humanize._plugins import missing_plugins
 
-        reload_recorded(manifest["plugins"])
+        missing_plugins(records, needed_for)
     return config

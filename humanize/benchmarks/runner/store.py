@@ -164,7 +164,7 @@ class ResultsStore:
             conn.close()
             if is_locked(err):
                 raise locked_error(self.path, err) from None
-            if is_disk_full(err):
+            if is_disk_full(err, self.path):
                 raise disk_full_error(self.path) from None
             raise StoreError(f"cannot write to the results database {str(self.path)!r}: {err}") from None
         except StoreError:
@@ -185,7 +185,7 @@ class ResultsStore:
         except (sqlite3.DatabaseError, OSError) as err:
             if is_locked(err):
                 raise locked_error(self.path, err) from None
-            if is_disk_full(err):
+            if is_disk_full(err, self.path):
                 raise disk_full_error(self.path) from None
             if isinstance(err, OSError):
                 raise
@@ -405,7 +405,12 @@ class ResultsStore:
     def start_run(self, run_id: str, config: dict) -> None:
         """Mark ``run_id`` as running, written with the run's first computed row (a fully
         cached run writes nothing)."""
-        self._run_configs[run_id] = json.dumps(config, sort_keys=True, default=repr)
+        from humanize._secrets import redact_params
+        from humanize.exceptions import scrub_secrets
+
+        # the one secret path: a key in a component's URL or body template is stored as its digest, and
+        # any other appearance of a secret this process saw (the command line in the manifest) is scrubbed
+        self._run_configs[run_id] = scrub_secrets(json.dumps(redact_params(config), sort_keys=True, default=repr))
         self._pending_run = run_id
 
     def finish_run(self, run_id: str, tables: dict[str, pd.DataFrame]) -> None:
@@ -472,7 +477,21 @@ class ResultsStore:
                              "(checksum mismatch); rerun its configuration to rebuild it")
         return tuple(data[1:])
 
+    def run_config_data(self, run_id: str) -> dict:
+        """The configuration (with its manifest) recorded for ``run_id``, after its row's checksum is
+        verified (:class:`StoreError` when it fails): the one way a command reads what a run was."""
+        stored = self._run_row(run_id)
+        if stored is None:
+            raise LookupError(f"no run {run_id!r} in {self.path}")
+        try:
+            data = json.loads(stored[0])
+        except (TypeError, ValueError):
+            raise StoreError(f"results database {str(self.path)!r}: run {run_id!r} has an unreadable "
+                             "configuration") from None
+        return data
+
     def runs(self) -> pd.DataFrame:
+        """Every stored run (``run_id, status, config``), as stored: :meth:`run_config_data` verifies one."""
         if not self._cols.get("runs"):
             return pd.DataFrame(columns=["run_id", "status", "config"])
         with self._guard("read runs"):

@@ -135,7 +135,7 @@ def connect(path: Path, *, readonly: bool, timeout: float = 60.0) -> sqlite3.Con
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as err:
-            if is_disk_full(err):
+            if is_disk_full(err, path):
                 raise disk_full_error(path) from None
             raise StoreError(f"cannot create the folder of the results database {str(path)!r}: {err}") from None
         if path.is_dir():
@@ -153,14 +153,35 @@ def is_locked(err: sqlite3.Error) -> bool:
     return isinstance(err, sqlite3.OperationalError) and ("locked" in str(err) or "busy" in str(err))
 
 
-def is_disk_full(err: BaseException) -> bool:
-    """SQLite's SQLITE_FULL ("database or disk is full") or the OS's ENOSPC."""
+#: a disk with less room than this, at an I/O error while writing, is a full disk
+FULL_BELOW_BYTES = 4 << 20
+
+
+def is_disk_full(err: BaseException, path: "Path | None" = None) -> bool:
+    """SQLite's SQLITE_FULL ("database or disk is full"), the OS's ENOSPC, or SQLite's "disk I/O
+    error" (SQLITE_IOERR: what a write that ran out of room mid-page or in the WAL reports) while
+    the disk holding ``path`` has less than :data:`FULL_BELOW_BYTES` free (#22's promise: a full
+    disk says disk full, however SQLite words it)."""
     import errno
 
     if isinstance(err, OSError):
-        return err.errno == errno.ENOSPC
-    return isinstance(err, sqlite3.Error) and (getattr(err, "sqlite_errorname", "") == "SQLITE_FULL"
-                                               or "database or disk is full" in str(err))
+        return err.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
+    if not isinstance(err, sqlite3.Error):
+        return False
+    name = getattr(err, "sqlite_errorname", "") or ""
+    if name == "SQLITE_FULL" or "database or disk is full" in str(err):
+        return True
+    if path is not None and (name.startswith("SQLITE_IOERR") or "disk I/O error" in str(err)):
+        import shutil
+
+        folder = Path(path).parent
+        while not folder.exists() and folder != folder.parent:
+            folder = folder.parent
+        try:
+            return shutil.disk_usage(folder).free < FULL_BELOW_BYTES
+        except OSError:
+            return False
+    return False
 
 
 def disk_full_error(path: Path) -> StoreError:

@@ -229,3 +229,16 @@ def test_token_mode_incremental_guide_equals_full_rescoring(tiny_chat, tmp_path_
     again = AdversarialParaphrase(paraphraser=tiny_chat, guide=Target(FastDetectGPT(guide_lm)), mode="token",
                                   top_k=6, chunk_sentences=1).batch([DOCS[1]])[0]
     assert again.text == inc[1].text and again.info == inc[1].info
+
+
+def test_token_mode_takes_a_lone_surrogate(tiny_chat):
+    """#35: a text with a lone surrogate (U+D800-U+DFFF, e.g. from a badly decoded file) is rewritten in
+    token mode like any other (the paraphraser reads it as U+FFFD), not a crash."""
+    doc = "She walked to the market \ud83d and bought bread. Then she went home."
+    attack = AdversarialParaphrase(paraphraser=tiny_chat, guide=_guide(), mode="token", top_k=2, chunk_sentences=1)
+    from humanize.models.text import TextRepairWarning
+
+    with pytest.warns(TextRepairWarning, match="lone surrogates"):  # said once, by the paraphraser's prompt
+        res = attack.batch([doc])[0]
+    assert res.original == doc and apply_edits(res.original, res.edits) == res.text
+    assert res.info["chunks"] == 2
