@@ -18,7 +18,9 @@ COMMAND = "raid"
 
 def _printable(text: str) -> str:
     """Ids and values from a user's files, shown with their control characters escaped (never sent raw)."""
-    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+    from humanize.benchmarks.reporting._escape import terminal_text
+
+    return terminal_text(text)
 
 
 def _fail(sub: str, err) -> int:
