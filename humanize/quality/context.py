@@ -144,7 +144,8 @@ def _token_logprobs(model, texts: list[str], cuts: list[float], cost) -> list[tu
         n_tail = min(n_tail, len(seq) - 1)
         need.append(n_tail)
         out.append((ends, np.full(len(ends), np.nan)))
-    order = sorted(range(len(texts)), key=lambda t: (len(ids[t]), t))
+    # rows with as many kept positions together (every row of a batch keeps the batch's largest number)
+    order = sorted(range(len(texts)), key=lambda t: (need[t], len(ids[t]), t))
     pad = getattr(model.tokenizer, "pad_token_id", None)
     pad = 0 if pad is None else int(pad)
     i = 0
