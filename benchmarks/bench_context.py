@@ -66,6 +66,7 @@ def main(argv=None) -> int:
     ap.add_argument("--recipes", nargs="+", default=["before", "after"], choices=["before", "after"])
     ap.add_argument("--no-labelled", dest="labelled", action="store_false",
                     help="skip the meter's rates on the labelled swaps")
+    ap.add_argument("--save", default=None, help="a folder: each run's texts as JSON")
     ap.add_argument("--chunk", type=int, default=10, help="print the figures so far after every this many texts")
     args = ap.parse_args(argv)
 
@@ -118,6 +119,10 @@ def main(argv=None) -> int:
                 print(f"| {name} | {recipe} | {len(out)} | {s['swaps_per_doc']:.1f} | {s['valid_share']:.1%} | "
                       f"{s['context_fail_share']:.1%} | {s['valid_in_context_share']:.1%} | {cos:.3f} | {a:.3f} | "
                       f"{auroc_clean(len(out)) - a:+.3f} | {secs / len(out):.1f} |", flush=True)
+            if args.save:
+                Path(args.save).mkdir(parents=True, exist_ok=True)
+                (Path(args.save) / f"{name}-{recipe.split()[0]}.json").write_text(json.dumps(
+                    {"originals": machine[: len(out)], "attacked": out}), encoding="utf-8")
             if listing is None and name == "synonym" and params is BEFORE:
                 listing = (out, frame)
     if listing is not None and args.list:

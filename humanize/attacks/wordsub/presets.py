@@ -88,7 +88,7 @@ class Synonym(EnginePreset):
     RAID's looser recipe (WordNet lemmas of every sense plus the 10 nearest word vectors, no
     validity or sentence check) stays reachable:
     ``Synonym(candidates=["wordnet_all_senses", "vector_neighbours"], allowed_swaps=None,
-    min_similarity=None)``.
+    min_similarity=None, context_margin=None, keep_terms=False)``.
 
     Eligible words: alphabetic, not stop words (scikit-learn's list). RAID takes
     θ of all tokens; here θ of the eligible ones, so θ is the share of content
