@@ -39,7 +39,8 @@ from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfi
 from humanize.benchmarks.runner import run
 
 #: What each attack's parameters were before issue #19 (candidates, validity check, sentence floor)
-LOOSE = {"candidates": ["wordnet_all_senses", "vector_neighbours"], "allowed_swaps": None}
+LOOSE = {"candidates": ["wordnet_all_senses", "vector_neighbours"], "allowed_swaps": None,
+         "context_margin": None, "keep_terms": False}  # and none of the context rules of issue #33
 #: ...and the LM they ranked with: the detectors' own scoring model (today: DEFAULT_RANKING_LM, Gemma-3-270M)
 LOOSE_LM = {"lm": "smollm2-135m-instruct"}
 CLASSES = ("synonym", "morphological", "hypernym", "antonym", "sister", "unrelated", "non_word")

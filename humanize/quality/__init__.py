@@ -6,11 +6,13 @@
 Perplexity (fluency), cosine of all-MiniLM-L6-v2 embeddings and ROUGE-L F1
 (semantic / lexical consistency), Flesch reading ease and its change
 (complexity), plus word and character edit rates; the validity of every word swap
-(WordNet: synonym, antonym, sister term, ...; :mod:`humanize.quality.validity`). Opt-in
+(WordNet: synonym, antonym, sister term, ...; :mod:`humanize.quality.validity`) and whether it fits
+its sentence under the perplexity meter's LM (:mod:`humanize.quality.context`). Opt-in
 meaning meters: bidirectional NLI ``entailment`` (a hub NLI model) and an LLM ``judge``
 (any :mod:`humanize.generation` back end). Meters of your own: :class:`PairMeter`
 (:mod:`humanize.quality.custom`), given as ``QualityMeter(custom=[...])``.
 """
+from .context import CONTEXT_THRESHOLD, context_deltas
 from .custom import PairMeter
 from .entailment import DEFAULT_NLI_MODEL, entailment
 from .judge import MeaningJudge, judge_prompt
@@ -24,4 +26,4 @@ from .validity import (INVALID_CLASSES, SWAP_CLASSES, VALID_CLASSES, Swap, class
 __all__ = ["QualityMeter", "METERS", "summarize", "perplexity", "semantic_similarity", "rouge_l",
            "flesch_reading_ease", "edit_rate", "swap_validity", "summarize_validity", "classify_swap", "word_swaps",
            "classified_swaps", "Swap", "SWAP_CLASSES", "VALID_CLASSES", "INVALID_CLASSES",
-           "OPTIONAL_METERS", "entailment", "DEFAULT_NLI_MODEL", "MeaningJudge", "judge_prompt", "PairMeter"]
+           "OPTIONAL_METERS", "CONTEXT_THRESHOLD", "context_deltas", "entailment", "DEFAULT_NLI_MODEL", "MeaningJudge", "judge_prompt", "PairMeter"]

@@ -1,13 +1,15 @@
 """One call that scores (original, attacked) pairs on every quality meter (TH-Bench Table 2)."""
 from __future__ import annotations
 
+from numbers import Real
 from typing import Optional, Sequence, Union
 
 import numpy as np
 import pandas as pd
 
 from humanize._params import ParamsMixin
-from humanize._validation import InstanceOf
+
+from humanize._validation import InstanceOf, Interval
 from humanize.exceptions import InvalidParameterError
 from humanize.models import DEFAULT_CAUSAL_LM, DEFAULT_SENTENCE_ENCODER, LoadedModel
 from humanize.models.loading import MODEL
@@ -18,6 +20,7 @@ from .judge import MeaningJudge
 from .lexical import MAX_CHARS, MAX_CHARS_CONSTRAINT, edit_rate_with_note, flesch_with_note, rouge_l_with_note
 from .perplexity import MAX_WINDOWS, WINDOW_CONSTRAINTS, check_stride, perplexity_with_notes
 from .similarity import similarity_with_notes
+from .context import CONTEXT_THRESHOLD
 from .validity import swap_validity_with_note, summarize_validity
 
 __all__ = ["QualityMeter", "METERS", "OPTIONAL_METERS", "summarize"]
@@ -42,6 +45,10 @@ class QualityMeter(ParamsMixin):
         (their cost grows with the product of the lengths)
     (the ``validity`` meter, offline: :func:`~humanize.quality.validity.swap_validity`'s columns, the WordNet
     class of every word swap; NaN with a note where WordNet is not installed)
+    context_threshold : the validity meter also scores every swap in its sentence under ``lm``
+        (:mod:`humanize.quality.context`; a model no attack uses by default) and counts the swaps below this
+        many nats as not fitting; the valid swaps are WordNet-valid *and* fitting (issue #33). None: the
+        WordNet classes alone (the figures before issue #33)
     device : device for the models (None = CUDA when present)
     nli_model : NLI classifier for the opt-in ``"entailment"`` meter (hub id, directory or loaded model;
         columns ``entailment``, ``entailment_min``, ``contradiction``, ``entailment_model``; batches of ``batch_size``)
@@ -63,7 +70,8 @@ class QualityMeter(ParamsMixin):
     """
 
     #: The figures' version for given parameters and models: bump it when they change.
-    version = "2"  # 2: the validity meter (WordNet class of every word swap)
+    # 3: the validity meter scores every swap in its sentence under ``lm`` (issue #33); 2: the validity meter
+    version = "3"
     _model_params = ("lm", "encoder", "nli_model")
     _library_version = True
     _repr_changed_only = True
@@ -74,6 +82,7 @@ class QualityMeter(ParamsMixin):
         **WINDOW_CONSTRAINTS,  # batch_size, max_length, stride, max_windows
         "max_chars": MAX_CHARS_CONSTRAINT,
         "custom": [InstanceOf(list, tuple, name="a list of quality meters (PairMeter objects, names or tables)"), None],
+        "context_threshold": [Interval(Real, None, None), None],
     }
 
     def __init__(self, lm: Union[str, LoadedModel] = DEFAULT_CAUSAL_LM,
@@ -81,7 +90,8 @@ class QualityMeter(ParamsMixin):
                  meters: Optional[Sequence[str]] = None, batch_size: int = 8,
                  max_length: Optional[int] = None, stride: Optional[int] = None,
                  max_windows: int = MAX_WINDOWS, max_chars: int = MAX_CHARS, device=None,
-                 nli_model: Union[str, LoadedModel] = DEFAULT_NLI_MODEL, judge=None, custom=None):
+                 nli_model: Union[str, LoadedModel] = DEFAULT_NLI_MODEL, judge=None, custom=None,
+                 context_threshold: Optional[float] = CONTEXT_THRESHOLD):
         self._init_params(locals())
 
     def _check(self) -> None:
@@ -120,8 +130,11 @@ class QualityMeter(ParamsMixin):
     def _fingerprint_models(self) -> dict:
         # only the models of the meters that run: ROUGE-L alone does not depend on the LM
         active = self._active()
-        return {k: getattr(self, k) for k, meter in (("lm", "perplexity"), ("encoder", "cosine"),
-                                                     ("nli_model", "entailment")) if meter in active}
+        out = {k: getattr(self, k) for k, meter in (("lm", "perplexity"), ("encoder", "cosine"),
+                                                    ("nli_model", "entailment")) if meter in active}
+        if "validity" in active and self.context_threshold is not None:
+            out["lm"] = self.lm  # the context part of the validity meter scores with it
+        return out
 
     def provenance(self) -> dict:
         """As every component's; an active judge is its resolved generator and prompt version, else None."""
@@ -205,7 +218,9 @@ class QualityMeter(ParamsMixin):
             cols["char_edit_rate"] = [e[1] for e in er]
             note("edit_rate", [e[2] for e in er])
         if "validity" in active:
-            valid, why = swap_validity_with_note(originals, attacked)
+            ctx_lm = None if self.context_threshold is None else self.lm
+            valid, why = swap_validity_with_note(originals, attacked, ctx_lm,
+                                                 context_threshold=self.context_threshold, device=self.device)
             for column in valid.columns:
                 cols[column] = valid[column].to_numpy()
             note("validity", [why] * n)
@@ -237,6 +252,6 @@ def summarize(frame: pd.DataFrame) -> pd.Series:
         raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
     out = frame.select_dtypes("number").mean(skipna=True)
     if "swaps" in frame.columns:  # validity shares pooled over the swaps, not averaged over documents
-        out = out.drop(["valid_share", "invalid_share"], errors="ignore")
+        out = out.drop(["valid_share", "invalid_share", "valid_in_context_share"], errors="ignore")
         out = pd.concat([out, summarize_validity(frame).drop(["swaps"])])
     return out

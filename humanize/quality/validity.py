@@ -27,6 +27,12 @@ lemmatising both words (``wn._morphy`` per POS):
 
 The classes are tried in that order, so a swap is an antonym before it is a synonym. Valid
 swaps: synonym, morphological; invalid (meaning-changing): antonym, sister, unrelated.
+
+A WordNet class is necessary, not sufficient (issue #33): with ``context_lm`` (the quality meter
+passes the perplexity meter's model, which no attack uses) every swap is also scored in its
+sentence (:mod:`humanize.quality.context`), and a swap *fits its context* when its ``delta`` is at
+least ``context_threshold`` nats (:data:`~humanize.quality.context.CONTEXT_THRESHOLD`). A swap is
+valid when it is both: a synonym or morphological variant, and fits its context.
 """
 from __future__ import annotations
 
@@ -53,7 +59,8 @@ VALID_CLASSES = ("synonym", "morphological")
 INVALID_CLASSES = ("antonym", "sister", "unrelated")
 #: the per-pair columns of :func:`swap_validity` (and of the quality meter's ``validity``)
 VALIDITY_COLUMNS = ("swaps", *(f"swap_{c}" for c in SWAP_CLASSES), "valid_share", "invalid_share",
-                    "rewritten_words")
+                    "rewritten_words", "swap_context_fail", "swap_valid_in_context", "valid_in_context_share",
+                    "context_misfits")
 
 #: a word token: letters/digits (with combining marks and invisible format characters inside, so
 #: that a zero-width character or a look-alike letter keeps its word one token), apostrophe-joined
@@ -372,31 +379,59 @@ def classified_swaps(original: str, attacked: str) -> list[tuple[Swap, str]]:
     return [(s, _classify(s.original_word, s.replacement, _POS)) for s in word_swaps(original, attacked)]
 
 
-def swap_validity(originals, attacked) -> pd.DataFrame:
+def swap_validity(originals, attacked, context_lm=None, *, context_threshold: float | None = None,
+                  device=None) -> pd.DataFrame:
     """One row per (original, attacked) pair: ``swaps``, ``swap_<class>`` counts, ``valid_share`` and
     ``invalid_share`` (NaN without swaps) and ``rewritten_words`` (words in unequal rewrites,
-    insertions and deletions: the larger side of each)."""
+    insertions and deletions: the larger side of each).
+
+    With ``context_lm`` (a causal LM's name or the model) every swap is also scored in its sentence
+    (module docstring): ``swap_context_fail`` counts the swaps below ``context_threshold`` (default
+    :data:`~humanize.quality.context.CONTEXT_THRESHOLD`; a non-word counts as failing, unscored),
+    ``swap_valid_in_context`` those that are WordNet-valid *and* fit, ``valid_in_context_share`` their
+    share and ``context_misfits`` the failing swaps as ``"start:end"`` offsets into the original, joined
+    by spaces. Without ``context_lm`` these columns are NaN.
+    """
+    from .context import CONTEXT_THRESHOLD, context_deltas
+
     originals, attacked = check_pairs("humanize.quality", "swap_validity", originals, attacked)
-    rows = []
+    threshold = CONTEXT_THRESHOLD if context_threshold is None else float(context_threshold)
+    rows, scored = [], []
     for o, t in zip(originals, attacked):
         swaps, rewritten = _align(o, t)
+        classes = [_classify(s.original_word, s.replacement, _POS) for s in swaps]
         counts = dict.fromkeys(SWAP_CLASSES, 0)
-        for s in swaps:
-            counts[_classify(s.original_word, s.replacement, _POS)] += 1
+        for c in classes:
+            counts[c] += 1
         n = len(swaps)
         rows.append({"swaps": n, **{f"swap_{c}": k for c, k in counts.items()},
                      "valid_share": sum(counts[c] for c in VALID_CLASSES) / n if n else math.nan,
                      "invalid_share": sum(counts[c] for c in INVALID_CLASSES) / n if n else math.nan,
-                     "rewritten_words": rewritten})
+                     "rewritten_words": rewritten, "swap_context_fail": math.nan,
+                     "swap_valid_in_context": math.nan, "valid_in_context_share": math.nan,
+                     "context_misfits": math.nan})
+        scored.append((o, swaps, classes))
+    if context_lm is not None:
+        items = [(o, s.start, s.end, s.replacement) for o, swaps, classes in scored
+                 for s, c in zip(swaps, classes) if c != "non_word"]
+        deltas = iter(context_deltas(items, context_lm, device=device))
+        for row, (o, swaps, classes) in zip(rows, scored):
+            fits = [c != "non_word" and (d := next(deltas)) == d and d >= threshold for c in classes]
+            row["swap_context_fail"] = sum(not f for f in fits)
+            row["swap_valid_in_context"] = sum(f and c in VALID_CLASSES for f, c in zip(fits, classes))
+            row["valid_in_context_share"] = row["swap_valid_in_context"] / len(swaps) if swaps else math.nan
+            row["context_misfits"] = " ".join(f"{s.start}:{s.end}" for s, f in zip(swaps, fits) if not f)
     return pd.DataFrame(rows, columns=list(VALIDITY_COLUMNS), index=pd.RangeIndex(len(rows)))
 
 
-def swap_validity_with_note(originals, attacked) -> tuple[pd.DataFrame, str]:
+def swap_validity_with_note(originals, attacked, context_lm=None, *, context_threshold: float | None = None,
+                            device=None) -> tuple[pd.DataFrame, str]:
     """:func:`swap_validity`, or NaN columns and the reason where WordNet is not installed."""
     from humanize.models.errors import ModelUnavailable
 
     try:
-        return swap_validity(originals, attacked), ""
+        return swap_validity(originals, attacked, context_lm, context_threshold=context_threshold,
+                             device=device), ""
     except ModelUnavailable as err:
         n = len(check_texts(originals, "humanize.quality", "swap_validity(originals)"))
         frame = pd.DataFrame(math.nan, columns=list(VALIDITY_COLUMNS), index=pd.RangeIndex(n))
@@ -406,7 +441,9 @@ def swap_validity_with_note(originals, attacked) -> tuple[pd.DataFrame, str]:
 def summarize_validity(frame: pd.DataFrame) -> pd.Series:
     """Shares pooled over every swap of ``frame`` (sum of counts / sum of swaps, not a mean of
     per-document shares): ``swaps``, ``share_<class>``, ``valid_share``, ``invalid_share``,
-    ``swaps_per_doc`` and ``rewritten_words_per_doc`` (documents with a count)."""
+    ``swaps_per_doc`` and ``rewritten_words_per_doc`` (documents with a count); and, where the context
+    meter ran, ``context_fail_share`` (swaps that do not fit their sentence) and
+    ``valid_in_context_share`` (WordNet-valid *and* fitting: the report's "valid swaps")."""
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
     missing = [c for c in ("swaps", *(f"swap_{c}" for c in SWAP_CLASSES)) if c not in frame.columns]
@@ -419,6 +456,13 @@ def summarize_validity(frame: pd.DataFrame) -> pd.Series:
         out[f"share_{c}"] = float(pd.to_numeric(counted[f"swap_{c}"]).sum()) / total if total else math.nan
     out["valid_share"] = sum(out[f"share_{c}"] for c in VALID_CLASSES) if total else math.nan
     out["invalid_share"] = sum(out[f"share_{c}"] for c in INVALID_CLASSES) if total else math.nan
+    # the context meter's figures, pooled over the swaps of the documents it scored
+    ctx = counted[pd.to_numeric(counted["swap_context_fail"], errors="coerce").notna()] \
+        if "swap_context_fail" in counted.columns else counted.iloc[:0]
+    n_ctx = float(pd.to_numeric(ctx["swaps"]).sum()) if len(ctx) else 0.0
+    out["context_fail_share"] = float(pd.to_numeric(ctx["swap_context_fail"]).sum()) / n_ctx if n_ctx else math.nan
+    out["valid_in_context_share"] = (float(pd.to_numeric(ctx["swap_valid_in_context"]).sum()) / n_ctx
+                                     if n_ctx else math.nan)
     out["swaps_per_doc"] = total / len(counted) if len(counted) else math.nan
     if "rewritten_words" in counted.columns:
         rw = pd.to_numeric(counted["rewritten_words"], errors="coerce")

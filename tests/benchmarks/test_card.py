@@ -152,25 +152,39 @@ def test_every_attack_carries_its_meaning_and_swap_validity_beside_its_figures(s
     assert v.loc["mean over attacks", "share_non_word"] == pytest.approx(pooled["swap_non_word"] / pooled["swaps"])
     md = card.to_markdown()
     header = next(line for line in md.splitlines() if line.startswith("| attack | AUROC"))
-    assert header.endswith("| meaning preserved (cosine) | valid swaps | invalid swaps |")
+    assert header.endswith("| meaning preserved (cosine) | valid swaps | WordNet-valid | invalid swaps |")
     row = next(line for line in md.splitlines() if line.startswith("| homoglyph | "))
-    assert row.endswith(f"| {v.loc['homoglyph', 'meaning']:.3f} | 0.0% | 0.0% |")
+    assert row.endswith(f"| {v.loc['homoglyph', 'meaning']:.3f} | 0.0% | 0.0% | 0.0% |")
+    # issue #33: "valid swaps" = WordNet-valid and fitting their sentence (the context meter ran in this run)
+    assert v["valid_in_context_share"].notna().any()
     for attack in ("strip_format", "zero_width_space", "mean over attacks"):
         r = v.loc[attack]
         line = next(line for line in md.splitlines() if line.startswith(f"| {attack} | "))
         meaning = "not measured" if attack in card.unmeasured else f"{r['meaning']:.3f}"
-        assert line.endswith(f"| {meaning} | {r['valid_share']:.1%} | {r['invalid_share']:.1%} |")
+        assert r["valid_in_context_share"] <= r["valid_share"]
+        assert line.endswith(f"| {meaning} | {r['valid_in_context_share']:.1%} | {r['valid_share']:.1%} | "
+                             f"{r['invalid_share']:.1%} |")
+    # where the context meter did not run, "valid swaps" is the WordNet share
+    wordnet_only = v.copy()
+    wordnet_only["valid_in_context_share"] = np.nan
+    wordnet_only.attrs = v.attrs
+    r = v.loc["strip_format"]
+    line = next(line for line in dataclasses.replace(card, validity=wordnet_only).to_markdown().splitlines()
+                if line.startswith("| strip_format | "))
+    assert line.endswith(f" | {r['valid_share']:.1%} | {r['valid_share']:.1%} | {r['invalid_share']:.1%} |")
     # an attack that swaps no single word (a rewrite) says so instead of a share
     none = v.copy()
     none.loc["homoglyph", ["swaps_per_doc", "valid_share", "invalid_share"]] = [0.0, np.nan, np.nan]
     none.attrs = v.attrs
     md_none = dataclasses.replace(card, validity=none).to_markdown()
     assert next(line for line in md_none.splitlines() if line.startswith("| homoglyph | ")).endswith(
-        "| no swaps | no swaps |")
+        "| no swaps | no swaps | no swaps |")
     assert "valid swaps = share of its word swaps that are WordNet synonyms" in md
+    assert "fit their sentence under the perplexity meter's language model" in md
     assert "strongest meaning meter" in md and "| drop per unit loss | documents | valid swaps |" in md
     assert "; word swaps valid " in md  # beside the worst attack too
-    assert "<th>meaning preserved (cosine)</th><th>valid swaps</th><th>invalid swaps</th>" in card.to_html()
+    assert ("<th>meaning preserved (cosine)</th><th>valid swaps</th><th>WordNet-valid</th><th>invalid swaps</th>"
+            in card.to_html())
 
 
 @pytest.mark.parametrize("extra,measure", [({"entailment": 0.9, "judge_meaning": 0.8}, "entailment"),

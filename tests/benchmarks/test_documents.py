@@ -180,3 +180,23 @@ def test_the_documents_page_colours_word_swaps_with_a_legend(tmp_path):
     assert re.search(r'<span class="swap v-non_word">\d+ not a word</span>', page)  # per document, in its header
     homoglyph = re.findall(r'<tr class="row" data-attack="homoglyph".*?</tr>', page, flags=re.S)
     assert homoglyph and all("swap v-" not in r and 'class="edit sub"' in r for r in homoglyph)
+
+
+def test_a_swap_that_does_not_fit_its_sentence_is_struck_through_and_counted():
+    """Issue #33: the documents page shows a swap coloured by both meters, WordNet's class and the context's."""
+    from humanize.benchmarks.reporting.documents_page import _misfits, render_edits
+
+    original = "a higher breast cancer risk, several studies"
+    edits = [[9, 15, "chest"], [37, 44, "surveys"]]
+    counts: dict = {}
+    out = render_edits(original, edits, counts=counts, misfits={(9, 15)})
+    assert 'class="edit rep swap v-synonym ctx-fail" title="synonym: breast -&gt; chest; does not fit its sentence' in out
+    assert "surveys; fits its sentence (context meter)" in out
+    assert counts["ctx_fail"] == 1
+    plain = render_edits(original, edits)
+    assert "ctx-fail" not in plain and "context meter" not in plain  # a run without the meter: WordNet alone
+    import pandas as pd
+
+    q = pd.DataFrame({"attack": ["synonym", "synonym", "x"], "id": ["1", "2", "3"],
+                      "context_misfits": ["9:15 37:44", "", float("nan")]})
+    assert _misfits(q) == {("synonym", "1"): {(9, 15), (37, 44)}, ("synonym", "2"): set()}

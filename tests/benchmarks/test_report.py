@@ -128,7 +128,9 @@ def test_the_quality_table_pools_the_validity_shares_over_each_attacks_swaps():
     assert y["swaps_per_doc"] == 0 and math.isnan(y["valid_share"]) and y["rewritten_words_per_doc"] == 3.5
     md = render_markdown(build_report({"metrics": _metrics_for_quality(), "quality": quality}))
     section = md[md.index("## quality"):]
-    assert "`valid_share` = synonyms + morphological variants" in section
+    assert "`valid_share` = WordNet synonyms + morphological variants" in section
+    assert "`valid_in_context_share` = the valid swaps: WordNet-valid *and* fitting their sentence" in section
+    assert math.isnan(x["valid_in_context_share"])  # the context meter did not run on these rows
     header = next(line for line in section.splitlines() if line.startswith("| attack"))
     assert all(f" {c} " in header for c in VALIDITY_REPORT_COLUMNS)
     # a run from before the validity meter: the table has no validity columns, and no legend

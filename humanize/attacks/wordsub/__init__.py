@@ -2,7 +2,9 @@
 
 TextAttack's separation, made light and batched per document. Candidates are WordNet
 synonyms of the word's sense in context by default (:class:`SenseSynonyms`), and every swap
-is checked against its validity class (:class:`SwapValidity`, issue #19). Presets:
+is checked against its validity class (:class:`SwapValidity`, issue #19), must fit its sentence
+under the ranking LM (:class:`ContextFit`) and may not sit inside a term (:class:`KeepTerms`,
+issue #33). Presets:
 :class:`Synonym` (RAID's synonym swap) and :class:`QPA` (TH-Bench's
 quality-preserving constraints added to any engine attack). Assemble a new
 attack with :class:`WordSubstitution` (no subclassing).
@@ -10,6 +12,7 @@ attack with :class:`WordSubstitution` (no subclassing).
 from ._doc import Candidate, Doc
 from .candidates import CandidateGenerator, MaskedLMFill, VectorNeighbours, WordNetSynonyms
 from .constraints import CandidateConstraint, MLMProbability, NotStopword, SamePOS, SwapValidity, WordCosine
+from .context import CONTEXT_MARGIN, ContextFit, KeepTerms
 from .engine import Parts, WordSubstitution
 from .hmgc import HMGC
 from .importance import SurrogateImportance
@@ -31,5 +34,5 @@ __all__ = [
     "FleschChange", "MaxWordsChanged", "PerplexityChange", "SentenceSimilarity", "TextConstraint",
     "qpa_constraints", "relative_change", "HMGC", "SurrogateImportance", "Parts", "WordRanker", "DetectorGreedy",
     "RAFT", "LLMCandidates", "Predictability", "ProposalOrder", "SenseSynonyms", "SwapValidity",
-    "SentenceEntailment", "CANDIDATE_SOURCES",
+    "SentenceEntailment", "CANDIDATE_SOURCES", "ContextFit", "KeepTerms", "CONTEXT_MARGIN",
 ]

@@ -262,7 +262,7 @@ class WordSubstitution(Attack):
                 "target_swaps": k, "swaps": len(edits),
                 "sources": sorted({c.source for c in chosen})}
         for key in ("mlm_tokens", "pos_windows", "detector_queries", "detector_calls", "llm_tokens_in",
-                    "llm_tokens_out", "surrogate_queries"):
+                    "llm_tokens_out", "surrogate_queries", "context_checks", "kept_terms"):
             if doc.cost.get(key):
                 info[key] = int(doc.cost[key])
         if getattr(search, "queries_detector", False):  # a guided search: its query count, even when 0

@@ -14,6 +14,7 @@ from humanize.models import DEFAULT_RANKING_LM
 from ..base import Attack
 from .candidates import MaskedLMFill, VectorNeighbours, WordNetSynonyms
 from .constraints import CandidateConstraint, MLMProbability, NotStopword, SamePOS, WordCosine
+from .context import CONTEXT_MARGIN
 from .engine import EnginePreset, WordSubstitution
 from .scoring import CausalLMScore, MLMScore
 from .search import TopScore
@@ -47,6 +48,9 @@ SYNONYM_CONSTRAINTS = {
     "allowed_swaps": [SequenceOf("str", nonempty=True, containers=(list, tuple, set, frozenset)), None],
     "min_entailment": [Interval(Real, 0, 1), None],
     "nli_model": ["model", None],
+    "context_margin": [Interval(Real, 0, None), None],
+    "keep_terms": ["boolean"],
+    "terms": [SequenceOf("str", containers=(list, tuple, set, frozenset), name="a list of phrases (str)")],
 }
 #: The per-sentence MiniLM cosine floor of ``synonym`` and ``hmgc``. Measured on 15 demo machine texts
 #: (``benchmarks/bench_validity.py`` prints the effect): a sentence with one sense-synonym
@@ -74,10 +78,17 @@ class Synonym(EnginePreset):
     entailment >= ``min_entailment`` when that is set (an NLI model, ``nli_model``, from the
     hub). ``max_share`` caps the share of words changed (off by default).
 
+    In context (issue #33, :mod:`.context`): a candidate must keep the sentence about as likely under
+    ``lm`` (the ranking model) as the word did, losing at most ``context_margin`` nats over its tokens
+    and the rest of the sentence (:class:`~.context.ContextFit`; None: no check); with ``keep_terms``
+    no word inside a WordNet collocation, a noun-noun compound, a proper noun or one of ``terms`` (your
+    own phrases) is swapped (:class:`~.context.KeepTerms`). The recipe of issue #19 is
+    ``context_margin=None, keep_terms=False``.
+
     RAID's looser recipe (WordNet lemmas of every sense plus the 10 nearest word vectors, no
     validity or sentence check) stays reachable:
     ``Synonym(candidates=["wordnet_all_senses", "vector_neighbours"], allowed_swaps=None,
-    min_similarity=None)``.
+    min_similarity=None, context_margin=None, keep_terms=False)``.
 
     Eligible words: alphabetic, not stop words (scikit-learn's list). RAID takes
     θ of all tokens; here θ of the eligible ones, so θ is the share of content
@@ -85,7 +96,9 @@ class Synonym(EnginePreset):
     """
 
     name = "synonym"
-    version = "3"  # 3: documents over engine.WINDOW_WORDS words in windows, the budget shared (issue #22)
+    # 4: candidates must fit their sentence (ContextFit) and words inside terms are kept (KeepTerms), issue #33;
+    # 3: documents over engine.WINDOW_WORDS words in windows, the budget shared (issue #22)
+    version = "4"
     _parameter_constraints = SYNONYM_CONSTRAINTS
     _model_params = ("lm", "mlm", "nli_model")
 
@@ -94,7 +107,8 @@ class Synonym(EnginePreset):
                  pos_window: int = 4, top_k: int = 20, window: int = 20, min_mlm_prob: float = 0.0025,
                  max_share: Any = None, min_similarity: Any = SYNONYM_MIN_SIMILARITY, device: Any = None,
                  candidates: Any = None, senses: int = 1, allowed_swaps: Any = DEFAULT_ALLOWED_SWAPS,
-                 min_entailment: Any = None, nli_model: Any = None):
+                 min_entailment: Any = None, nli_model: Any = None, context_margin: Any = CONTEXT_MARGIN,
+                 keep_terms: bool = True, terms: Any = ()):
         self._init_params(locals())
 
     def assemble(self) -> WordSubstitution:
@@ -123,8 +137,11 @@ def synonym_parts(preset: Any, cosine_optional: bool = False) -> tuple[list, lis
     (``MLMScore``) when it is the only source, by the causal LM ``lm`` otherwise. Then the
     validity classes ``allowed_swaps``, the word-vector cosine >= ``min_cosine``
     (``cosine_optional``: None drops it), same POS in ±``pos_window`` words when ``pos``, the
-    ``max_share`` budget and the ``min_similarity`` / ``min_entailment`` sentence floors when set.
+    ``max_share`` budget and the ``min_similarity`` / ``min_entailment`` sentence floors when set; words
+    inside terms kept (``keep_terms``, ``terms``) and the context check under ``lm`` (``context_margin``),
+    issue #33, the context check last (the most costly).
     """
+    from .context import ContextFit, KeepTerms
     from .constraints import SwapValidity
     from .senses import SenseSynonyms
     from .text_constraints import SentenceEntailment
@@ -142,6 +159,8 @@ def synonym_parts(preset: Any, cosine_optional: bool = False) -> tuple[list, lis
         else:
             gens.append(MaskedLMFill(p.mlm, top_k=p.top_k, window=getattr(p, "window", 20), device=p.device))
     cons = [NotStopword()]
+    if getattr(p, "keep_terms", False):
+        cons.append(KeepTerms(terms=tuple(p.terms)))
     if "mlm" in sources:
         cons.append(MLMProbability(p.min_mlm_prob))
     scorer = MLMScore() if sources == ["mlm"] else CausalLMScore(p.lm, device=p.device)
@@ -152,6 +171,8 @@ def synonym_parts(preset: Any, cosine_optional: bool = False) -> tuple[list, lis
         cons.append(WordCosine(p.min_cosine, p.vectors))
     if p.pos:
         cons.append(SamePOS(window=getattr(p, "pos_window", 4)))
+    if getattr(p, "context_margin", None) is not None:
+        cons.append(ContextFit(p.lm, p.context_margin, device=p.device))
     if p.max_share is not None:
         cons.append(MaxWordsChanged(p.max_share))
     if p.min_similarity is not None:
@@ -167,7 +188,8 @@ class QPA(Attack):
     ``attack`` is a :class:`WordSubstitution` (e.g. :class:`Synonym`), a
     registered name, or a table ``{"name": "raft", **params}`` (config files); ``constraints`` default to :func:`qpa_constraints`
     (per sentence: perplexity and Flesch change < 5%, MiniLM similarity > 0.95; and, issue #19 §3,
-    every kept swap a WordNet synonym or morphological variant of its word: no antonym, sister
+    every kept swap a WordNet synonym or morphological variant of its word, and, issue #33, one that fits
+    its sentence under the ranking LM (:class:`~.context.ContextFit`): no antonym, sister
     term or unrelated word).
     ``rate`` and ``seed`` (when given) override the wrapped attack's. The result's ``attack``
     name is ``qpa``; the edits use the wrapped attack's per-document stream, so on
@@ -175,7 +197,7 @@ class QPA(Attack):
     """
 
     name = "qpa"
-    version = "3"  # 3: the engine's windows (issue #22)
+    version = "4"  # 4: its constraints include the context check (issue #33); 3: the engine's windows (issue #22)
     has_rate = False
     _derived_state = ("_engine", "_inner")  # rebuilt after any set_params (a nested attack__rate too)
 
@@ -231,6 +253,12 @@ class QPA(Attack):
         inner = self.inner()
         p = inner._parts()
         extra = list(self.constraints) if self.constraints is not None else qpa_constraints()
+        # a context check the wrapped attack already makes under the same model and a margin as strict is not repeated
+        from .context import ContextFit
+
+        have = [c for c in p.candidate_constraints if isinstance(c, ContextFit)]
+        extra = [c for c in extra if not (isinstance(c, ContextFit) and any(
+            h.lm == c.lm and h.margin <= c.margin for h in have))]
         seed = inner.seed if self.seed is None else self.seed
         rate = inner.rate if self.rate is None else self.rate
         engine = WordSubstitution(p.generators, p.candidate_constraints + p.text_constraints + p.budgets + extra,

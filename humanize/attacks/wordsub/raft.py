@@ -18,6 +18,7 @@ from humanize._validation import Interval
 from humanize.models import DEFAULT_CHAT_LM
 
 from .constraints import NotStopword, SamePOS, SwapValidity, WordCosine
+from .context import CONTEXT_MARGIN, ContextFit, KeepTerms
 from .engine import EnginePreset, WordSubstitution
 from .llm_candidates import LLMCandidates
 from .rankers import Predictability
@@ -50,6 +51,10 @@ class RAFT(EnginePreset):
     - ``allowed_swaps``: the validity classes a kept swap may have (issue #19 §3; default WordNet
       synonyms, :class:`~.constraints.SwapValidity`): an LLM's list is full of related words that
       change the meaning (antonyms, sister terms); ``None`` is RAFT's unfiltered list;
+    - ``context_margin``: a candidate (the stand-in's or the LLM's) must keep its sentence about as
+      likely under ``proxy`` as the word did, within this many nats (:class:`~.context.ContextFit`,
+      issue #33; None: no check); ``keep_terms``: no word inside a WordNet collocation, a noun-noun
+      compound, a proper noun or one of ``terms`` is swapped (:class:`~.context.KeepTerms`);
     - ``max_queries``: detector budget per document (texts scored, the original included);
     - ``batched``: score a word's candidates in one detector call (False: one call each, same result;
       not ``batch``, which is :meth:`Attack.batch`).
@@ -75,7 +80,9 @@ class RAFT(EnginePreset):
     name = "raft"
     # 4: the engine works long documents one window of sentences at a time (issue #22);
     # 3: llm and proxy default to DEFAULT_CHAT_LM (issue #19 §4)
-    version = "4"
+    # 5: candidates (the stand-in's and the LLM's) must fit their sentence under the proxy, words inside terms
+    # are kept (issue #33);
+    version = "5"
     _model_params = ("llm", "proxy")
     _parameter_constraints = {
         "k": [Interval(Integral, 1, None)],  # replacements asked per word
@@ -84,12 +91,16 @@ class RAFT(EnginePreset):
         "max_queries": [Interval(Integral, 1, None), None],
         "allowed_swaps": SYNONYM_CONSTRAINTS["allowed_swaps"],
         "candidates": SYNONYM_CONSTRAINTS["candidates"],
+        "context_margin": SYNONYM_CONSTRAINTS["context_margin"],
+        "keep_terms": SYNONYM_CONSTRAINTS["keep_terms"],
+        "terms": SYNONYM_CONSTRAINTS["terms"],
     }
 
     def __init__(self, rate: float = 0.1, seed: int = 0, target: Any = "log_likelihood", target_train: Any = None,
                  llm: Any = DEFAULT_CHAT_LM, proxy: Any = DEFAULT_CHAT_LM, k: int = 15, pos: bool = True,
                  max_queries: Any = None, batched: bool = True, device: Any = None,
-                 allowed_swaps: Any = DEFAULT_ALLOWED_SWAPS, candidates: Any = None):
+                 allowed_swaps: Any = DEFAULT_ALLOWED_SWAPS, candidates: Any = None,
+                 context_margin: Any = CONTEXT_MARGIN, keep_terms: bool = True, terms: Any = ()):
         self._init_params(locals())
 
     def _check(self) -> None:
@@ -103,7 +114,8 @@ class RAFT(EnginePreset):
         check_ready("RAFT", "target", self.target, self.target_train, "target_train")
 
     def assemble(self) -> WordSubstitution:
-        cons = [NotStopword()] + ([SamePOS()] if self.pos else [])
+        cons = [NotStopword()] + ([KeepTerms(terms=tuple(self.terms))] if self.keep_terms else [])
+        cons += [SamePOS()] if self.pos else []
         search = DetectorGreedy(self.target, self.target_train, max_queries=self.max_queries, batch=self.batched,
                                 seed=self.seed)
         if self.allowed_swaps is not None:
@@ -116,6 +128,8 @@ class RAFT(EnginePreset):
         else:
             gens = [LLMCandidates(self.llm, k=self.k, device=self.device)]
             scorer = ProposalOrder()
+        if self.context_margin is not None:  # last: the most costly check, on what the others left
+            cons.append(ContextFit(self.proxy, self.context_margin, device=self.device))
         return WordSubstitution(gens, cons, scorer, search, rate=self.rate, seed=self.seed,
                                 ranker=Predictability(self.proxy, device=self.device))
 

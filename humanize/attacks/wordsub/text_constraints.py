@@ -20,7 +20,7 @@ import numpy as np
 
 from humanize._params import ParamsMixin
 from humanize._validation import Interval
-from humanize.models import DEFAULT_CAUSAL_LM, DEFAULT_SENTENCE_ENCODER
+from humanize.models import DEFAULT_CAUSAL_LM, DEFAULT_RANKING_LM, DEFAULT_SENTENCE_ENCODER
 
 
 __all__ = ["TextConstraint", "SentenceSimilarity", "SentenceEntailment", "PerplexityChange", "FleschChange", "MaxWordsChanged",
@@ -159,16 +159,25 @@ class MaxWordsChanged(ParamsMixin):
 
 def qpa_constraints(max_ppl_change: float = 0.05, max_flesch_change: float = 0.05, min_similarity: float = 0.95,
                     lm: Any = DEFAULT_CAUSAL_LM, encoder: Any = DEFAULT_SENTENCE_ENCODER,
-                    allowed_swaps: Any = ("synonym", "morphological")) -> list:
+                    allowed_swaps: Any = ("synonym", "morphological"), context_margin: Any = "default",
+                    context_lm: Any = DEFAULT_RANKING_LM) -> list:
     """TH-Bench's QPA constraints (Appendix G), cheapest first, plus the validity class of each swap.
 
     ``allowed_swaps`` (issue #19 §3): every swap QPA keeps must be a WordNet synonym or a
     morphological variant of the word it replaces (:class:`~.constraints.SwapValidity`): no
     antonym, sister term or unrelated word, whatever the wrapped attack proposed. ``None`` gives
     TH-Bench's three constraints alone.
+
+    ``context_margin`` (issue #33): every kept swap must also fit its sentence under ``context_lm``
+    (the word-level attacks' ranking model, not ``lm``, the perplexity meter's), within that many nats
+    (:class:`~.context.ContextFit`; ``"default"``: :data:`~.context.CONTEXT_MARGIN`; None: no check).
     """
     from .constraints import SwapValidity
+    from .context import CONTEXT_MARGIN, ContextFit
 
     validity = [] if allowed_swaps is None else [SwapValidity(tuple(allowed_swaps))]
+    margin = CONTEXT_MARGIN if isinstance(context_margin, str) and context_margin == "default" else context_margin
+    if margin is not None:
+        validity.append(ContextFit(context_lm, margin))
     return validity + [FleschChange(max_flesch_change), SentenceSimilarity(min_similarity, encoder),
                        PerplexityChange(max_ppl_change, lm)]

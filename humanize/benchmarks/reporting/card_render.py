@@ -10,6 +10,7 @@ import json
 import math
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from ._escape import html_text, md_text, plain_text
@@ -74,7 +75,8 @@ def _validity_header(card) -> list[str]:
     if card.validity is None:
         return []
     measure = card.validity.attrs.get("measure")
-    return [f"meaning preserved ({measure[0] if measure else 'n/a'})", "valid swaps", "invalid swaps"]
+    return [f"meaning preserved ({measure[0] if measure else 'n/a'})", "valid swaps", "WordNet-valid",
+            "invalid swaps"]
 
 
 def _meaning(card, attack, value) -> str:
@@ -83,17 +85,22 @@ def _meaning(card, attack, value) -> str:
 
 
 def _validity_cells(card, attack, meaning: bool = True) -> list[str]:
-    """Meaning preserved and the valid / invalid share of the attack's word swaps ("no swaps" without any)."""
+    """Meaning preserved; the valid share of the attack's word swaps (WordNet-valid and fitting their sentence,
+    issue #33; the WordNet share where the context meter did not run), the WordNet-valid share and the invalid
+    share ("no swaps" without any)."""
     if card.validity is None:
         return []
     v = card.validity
     r = v.loc[attack] if attack in v.index else None
     if r is None:
-        cells = ["n/a", "n/a", "n/a"]
+        cells = ["n/a", "n/a", "n/a", "n/a"]
     elif _num(r["swaps_per_doc"]) != "n/a" and float(r["swaps_per_doc"]) == 0:
-        cells = [_meaning(card, attack, r["meaning"]), "no swaps", "no swaps"]
+        cells = [_meaning(card, attack, r["meaning"]), "no swaps", "no swaps", "no swaps"]
     else:
-        cells = [_meaning(card, attack, r["meaning"]), _share(r["valid_share"]), _share(r["invalid_share"])]
+        both = r.get("valid_in_context_share", np.nan)
+        both = r["valid_share"] if _num(both) == "n/a" else both
+        cells = [_meaning(card, attack, r["meaning"]), _share(both), _share(r["valid_share"]),
+                 _share(r["invalid_share"])]
     return cells if meaning else cells[1:]
 
 
@@ -103,7 +110,10 @@ def _validity_legend(card) -> str:
                "strongest meaning meter this run computed (in order: entailment, LLM judge, cosine, ROUGE-L)"
                if measure else "meaning preserved: n/a (the run computed no meaning meter)")
     return (f"Beside each attack's figures: {meaning}; valid swaps = share of its word swaps that are WordNet "
-            "synonyms or morphological variants, invalid swaps = antonyms, sister terms and unrelated words, which "
+            "synonyms or morphological variants and fit their sentence under the perplexity meter's language "
+            "model, which no attack uses (humanize.quality.context; where that meter did not run, the WordNet "
+            "share alone); WordNet-valid = the WordNet share whatever the context; "
+            "invalid swaps = antonyms, sister terms and unrelated words, which "
             "change what the text says (humanize.quality.validity, pooled over the swaps); \"no swaps\": the attack "
             "swaps no single words." + (" \"not measured\": the meaning meter reads no loss at all on texts the "
                                         "attack changed, so it cannot see this kind of change (" +
@@ -168,9 +178,9 @@ def sections(card) -> list[Section]:
         auroc = figs[figs["figure"] == "auroc"]
         s.text.append(f"{card.worst['attack']}: the {card.worst['rule']} of the run's attacks.")
         if card.validity is not None:
-            m, valid, invalid = _validity_cells(card, card.worst["attack"])
+            m, valid, wordnet, invalid = _validity_cells(card, card.worst["attack"])
             s.text.append(f"Meaning preserved {m} ({(card.validity.attrs.get('measure') or ('n/a',))[0]}); "
-                          f"word swaps valid {valid}, invalid {invalid}.")
+                          f"word swaps valid {valid} (WordNet-valid {wordnet}), invalid {invalid}.")
         if not auroc.empty and not auroc["change"].iloc[0] < 0:
             s.text.append("No attack lowered this detector's AUROC below its clean AUROC.")
         s.header = ["figure", "value [CI]", "change vs clean [CI]"]

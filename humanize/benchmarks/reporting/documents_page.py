@@ -76,10 +76,13 @@ def _swap_class(original: str, start: int, end: int, new: str, state: dict) -> s
         return None
 
 
-def render_edits(original: str, edits, text: str | None = None, *, counts: dict | None = None) -> str:
+def render_edits(original: str, edits, text: str | None = None, *, counts: dict | None = None,
+                 misfits: set | None = None) -> str:
     """HTML of ``original`` with ``edits`` ([start, end, replacement] over it) marked; with ``text``,
     check that the edits rebuild it (ValueError otherwise). A word replaced by a word is coloured by
-    its validity class (class ``swap v-<class>``, tooltip naming it); ``counts`` collects them."""
+    its validity class (class ``swap v-<class>``, tooltip naming it); ``counts`` collects them. A swap
+    whose ``(start, end)`` is in ``misfits`` (the context meter's, issue #33) is also struck through
+    (class ``ctx-fail``, tooltip saying it does not fit its sentence), and counted as ``"ctx_fail"``."""
     pos, parts, rebuilt, state = 0, [], [], {}
     for edit in sorted((tuple(e) for e in edits), key=lambda e: (e[0], e[1])):
         if len(edit) != 3:
@@ -96,11 +99,16 @@ def render_edits(original: str, edits, text: str | None = None, *, counts: dict 
             shown = _edited(new) if _is_invisible(new) or new in _WHITESPACE else html.escape(new)
             parts.append(f'<ins class="edit sub" title="{title}">{shown}</ins>')
         elif gone and new and (kind := _swap_class(original, start, end, new, state)):
+            misfit = misfits is not None and (start, end) in misfits
             if counts is not None:
                 counts[kind] = counts.get(kind, 0) + 1
-            title = html.escape(plain_text(f"{_SWAP_CLASS_NAMES[kind]}: {gone} -> {new}"))
-            parts.append(f'<span class="edit rep swap v-{kind}" title="{title}"><del>{_edited(gone)}</del>'
-                         f'<ins>{_edited(new)}</ins></span>')
+                if misfit:
+                    counts["ctx_fail"] = counts.get("ctx_fail", 0) + 1
+            note = "; does not fit its sentence (context meter)" if misfit else \
+                ("; fits its sentence (context meter)" if misfits is not None else "")
+            title = html.escape(plain_text(f"{_SWAP_CLASS_NAMES[kind]}: {gone} -> {new}{note}"))
+            parts.append(f'<span class="edit rep swap v-{kind}{" ctx-fail" if misfit else ""}" title="{title}">'
+                         f'<del>{_edited(gone)}</del><ins>{_edited(new)}</ins></span>')
         elif gone and new:
             parts.append(f'<span class="edit rep"><del>{_edited(gone)}</del><ins>{_edited(new)}</ins></span>')
         elif gone:
@@ -117,7 +125,10 @@ def render_edits(original: str, edits, text: str | None = None, *, counts: dict 
 
 _SWAP_LEGEND = "".join(f'<span class="edit rep swap v-{k}" title="{html.escape(v)}"><ins>{html.escape(v)}</ins></span> '
                        for k, v in _SWAP_CLASS_NAMES.items()) + \
-    "(synonyms and morphological variants keep the meaning; antonyms, sister terms and unrelated words change it)"
+    "(synonyms and morphological variants keep the meaning; antonyms, sister terms and unrelated words change it); " \
+    '<span class="edit rep swap ctx-fail"><ins>struck through</ins></span>: the swap does not fit its sentence ' \
+    "(the context meter: the perplexity meter's language model finds the sentence much less likely with it); a " \
+    "valid swap is a synonym or morphological variant that is not struck through"
 
 
 def _score_lookup(scores: pd.DataFrame) -> tuple[dict, list[str], list[str]]:
@@ -145,7 +156,9 @@ def documents_page(store_or_path, run_id: str | None = None) -> str:
     try:
         run_id, config = run_config(store, run_id)
         docs = run_documents(store, run_id, clean=False)
-        scores = store.run_tables(run_id)["scores"]
+        tables = store.run_tables(run_id)
+        scores = tables["scores"]
+        misfit_of = _misfits(tables.get("quality"))
     finally:
         if close:
             store.close()
@@ -157,9 +170,13 @@ def documents_page(store_or_path, run_id: str | None = None) -> str:
         doc_id = str(r.id)
         attrs = [f'data-attack="{attr(str(r.attack))}"', f'data-order="{order}"']
         counts: dict = {}
-        marked = render_edits(r.original, r.edits, r.text, counts=counts)
+        marked = render_edits(r.original, r.edits, r.text, counts=counts,
+                              misfits=misfit_of.get((str(r.attack), doc_id)))
         swaps = "".join(f' · <span class="swap v-{k}">{counts[k]} {e(_SWAP_CLASS_NAMES[k])}</span>'
                         for k in _SWAP_CLASS_NAMES if k in counts)
+        if "ctx_fail" in counts:
+            swaps += f' · <span class="swap ctx-fail">{counts["ctx_fail"]} not fitting their sentence</span>'
+
         cells = [f'<td class="attack">{e(str(r.attack))}</td>',
                  f'<td class="doc"><div class="id">{e(doc_id)} · {e(str(r.domain))} · {len(r.edits)} edit'
                  f'{"" if len(r.edits) == 1 else "s"}{swaps}</div>'
@@ -192,6 +209,18 @@ def documents_page(store_or_path, run_id: str | None = None) -> str:
                 f"{len(attacks)} attacks, detectors {', '.join(detectors)}. Scores: higher = more machine-like; "
                 "a drop means the attack pushed the text toward human."
                 + (f" Defended scores ({', '.join(defenses)}) below each pair." if defenses else "")))
+
+
+def _misfits(quality) -> dict:
+    """``{(attack, document id): {(start, end), ...}}``: the swaps the context meter found not fitting their
+    sentence (the quality table's ``context_misfits``); a document without the meter's figure is absent."""
+    if quality is None or not len(quality) or "context_misfits" not in quality.columns:
+        return {}
+    out = {}
+    for attack, doc_id, spans in zip(quality["attack"], quality["id"], quality["context_misfits"]):
+        if isinstance(spans, str):
+            out[(str(attack), str(doc_id))] = {tuple(int(x) for x in sp.split(":")) for sp in spans.split()}
+    return out
 
 
 def _fill(**values: str) -> str:
@@ -238,6 +267,8 @@ border-radius:3px;padding:0 2px;margin:0 1px}
 .swap.v-antonym ins{background:#e53e3e;border-color:#742a2a;color:#fff;font-weight:600}
 .swap.v-sister ins{background:#fbd38d;border-color:#c05621;color:#7b341e}
 .swap.v-unrelated ins{background:#fbb6ce;border-color:#b83280;color:#702459}
+.swap.ctx-fail ins{text-decoration:line-through wavy #9b2c2c}
+span.swap.ctx-fail:not(.edit){text-decoration:line-through wavy #9b2c2c}
 .swap.v-non_word ins{background:#e2e8f0;border-color:#4a5568;color:#1a202c;border-style:dashed}
 span.swap:not(.edit){padding:0 3px;border-radius:3px}
 span.swap.v-synonym:not(.edit){background:#c6f6d5}span.swap.v-morphological:not(.edit){background:#bee3f8}

@@ -188,12 +188,17 @@ QUALITY_COLUMNS = ["perplexity_original", "perplexity_attacked", "perplexity_del
 
 
 #: the validity figures of the quality table: pooled over each attack's swaps (sum of counts / sum of swaps)
-VALIDITY_REPORT_COLUMNS = ["swaps_per_doc", "valid_share", "invalid_share", "share_synonym", "share_morphological",
+VALIDITY_REPORT_COLUMNS = ["swaps_per_doc", "valid_in_context_share", "valid_share", "context_fail_share",
+                           "invalid_share", "share_synonym", "share_morphological",
                            "share_hypernym", "share_antonym", "share_sister", "share_unrelated", "share_non_word",
                            "rewritten_words_per_doc"]
 VALIDITY_NOTE = ("Validity of the word swaps (WordNet, humanize.quality.validity), pooled over each attack's swaps "
-                 "(sum of counts / sum of swaps): `valid_share` = synonyms + morphological variants (inflection, "
-                 "case, US/GB spelling); `invalid_share` = antonyms + sister terms (co-hyponyms) + unrelated words, "
+                 "(sum of counts / sum of swaps): `valid_in_context_share` = the valid swaps: WordNet-valid *and* "
+                 "fitting their sentence under the perplexity meter's LM, a model no attack uses "
+                 "(humanize.quality.context: the sentence loses at most 3 nats from the swapped word on; NaN where "
+                 "the context meter did not run); `context_fail_share` = swaps that do not fit their sentence; "
+                 "`valid_share` = WordNet synonyms + morphological variants (inflection, "
+                 "case, US/GB spelling), whatever the context; `invalid_share` = antonyms + sister terms (co-hyponyms) + unrelated words, "
                  "which change what the text says; `share_hypernym` is neither; `share_non_word`: misspellings and "
                  "look-alike or invisible characters; `swaps_per_doc`: 1:1 word swaps per document; "
                  "`rewritten_words_per_doc`: words in longer rewrites, not classified.")

@@ -106,7 +106,12 @@ def _valid_shares(quality: pd.DataFrame | None) -> dict:
     from .report import validity_table
 
     table = validity_table(quality)
-    return {} if table is None else table["valid_share"].astype(float).to_dict()
+    if table is None:
+        return {}
+    # the valid swaps: WordNet-valid and fitting their sentence (issue #33); the WordNet share where the context
+    # meter did not run
+    both = table["valid_in_context_share"].astype(float)
+    return both.where(both.notna(), table["valid_share"].astype(float)).to_dict()
 
 
 def _scoring_seconds(table: pd.DataFrame | None) -> dict | None:
@@ -206,8 +211,9 @@ def _note(metrics, tables, pooled, fprs, resolved, measure, quality, defenses, n
         "`fooled_most_by`: the attack with the largest fall of the figure in `by` (TPR at the strictest FPR this "
         "sample resolves, else AUROC); `attacked`: that figure under the attack; `change`: attacked minus clean, "
         "with its 95% paired bootstrap interval (`change_lo`, `change_hi`). " + meaning +
-        ("`valid_swaps`: the share of its word swaps that WordNet calls synonyms or variants (NaN: not a word-swap "
-         "attack); " if "valid_swaps" in _cols(quality) else "") +
+        ("`valid_swaps`: the share of its word swaps that WordNet calls synonyms or variants and that fit their "
+         "sentence under the perplexity meter's LM (humanize.quality.context; WordNet alone where that meter did not "
+         "run; NaN: not a word-swap attack); " if "valid_swaps" in _cols(quality) else "") +
         "`s_per_doc`: its wall seconds per document, its warm-up (first call, model load) excluded" +
         _batch_note(tables.get("cost")) + "." +
         (" `score_s_per_text`: the detector's own scoring seconds per text in this run (warm-up excluded; NaN "

@@ -5,8 +5,8 @@ import json
 def test_cli_runs_synonym_by_name_with_parameters(capsys):
     from humanize.cli.main import main
 
-    text = "The committee approved the new budget after a long debate on Tuesday."
-    assert main(["attack", "synonym:rate=1.0", text, "--seed", "2", "--json"]) == 0
+    text = "The minister said the plan would help families who struggle to pay their bills."
+    assert main(["attack", "synonym:rate=1.0,context_margin=3.0", text, "--seed", "2", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["attack"] == "synonym" and out["edits"]
     rebuilt, pos = [], 0

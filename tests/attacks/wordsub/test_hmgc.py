@@ -15,7 +15,9 @@ from humanize.attacks import apply_edits, check_edits
 WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*")
 SEED = 0
 #: HMGC's recipe before issue #19: every sense's lemmas and GloVe neighbours, no validity check, USE-like 0.75
-LOOSE = dict(candidates=["wordnet_all_senses", "vector_neighbours"], allowed_swaps=None, min_similarity=0.75)
+# HMGC's own looser recipe (and no context rules of issue #33: the search's mechanics are what is tested here)
+LOOSE = dict(candidates=["wordnet_all_senses", "vector_neighbours"], allowed_swaps=None, min_similarity=0.75,
+             context_margin=None, keep_terms=False)
 
 
 @pytest.fixture(scope="module")
@@ -292,8 +294,8 @@ def test_registry_config_and_qpa_build_hmgc_by_name():
     assert engine.name == "hmgc" and type(engine.ranker).__name__ == "SurrogateImportance"
     full = HMGC(mlm="bert-base-cased", min_cosine=None)._parts()  # HMGC's masked-LM candidates (not loaded here)
     assert [type(g).__name__ for g in full.generators] == ["MaskedLMFill"] and full.generators[0].top_k == 50
-    assert [type(c).__name__ for c in full.candidate_constraints] == ["NotStopword", "MLMProbability", "SwapValidity",
-                                                                      "SamePOS"]
+    assert [type(c).__name__ for c in full.candidate_constraints] == ["NotStopword", "KeepTerms", "MLMProbability",
+                                                                      "SwapValidity", "SamePOS", "ContextFit"]
     assert type(full.scorer).__name__ == "MLMScore"
 
 

@@ -69,7 +69,8 @@ def test_masked_lm_fill_proposes_top_k_vocabulary_words_in_batched_passes(tiny_b
 def test_synonym_with_a_masked_lm_ranks_by_its_probability(tiny_bert):
     path, vocab = tiny_bert
     text = "the old dog saw a big red car near the river and the small cat ran home"
-    r = Synonym(mlm=path, pos=False, min_cosine=-1.0, min_mlm_prob=0.0, top_k=5, rate=0.5).apply(text)
+    r = Synonym(mlm=path, pos=False, min_cosine=-1.0, min_mlm_prob=0.0, top_k=5, rate=0.5, context_margin=None,
+                keep_terms=False).apply(text)  # a random model's fill-ins fit no context: plumbing only
     assert r.info["sources"] == ["mlm"] and r.n_edits >= 1
     assert all(e.replacement in vocab for e in r.edits)
     engine = WordSubstitution([MaskedLMFill(path, top_k=5)], [NotStopword(), MLMProbability(0.9)], MLMScore())

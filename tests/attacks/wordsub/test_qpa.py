@@ -20,10 +20,12 @@ def qpa_results(synonym, short_texts):
 @pytest.fixture(scope="module")
 def qpa_wide_results(synonym, short_texts):
     """QPA over three senses at θ = 1: with valid synonyms only, the 5% perplexity bound of TH-Bench's QPA
-    turns down nearly every swap on short texts (the default keeps none on these three)."""
-    from humanize.attacks.wordsub import QPA, Synonym
+    turns down nearly every swap on short texts (the default keeps none on these three); with the context rule
+    of issue #33 on top it keeps none here either, so this checks TH-Bench's constraints on the recipe before it."""
+    from humanize.attacks.wordsub import QPA, Synonym, qpa_constraints
 
-    return QPA(Synonym(lm=synonym.lm, senses=3), rate=1.0).batch(short_texts)
+    return QPA(Synonym(lm=synonym.lm, senses=3, context_margin=None, keep_terms=False),
+               constraints=qpa_constraints(context_margin=None), rate=1.0).batch(short_texts)
 
 
 def test_every_qpa_edit_satisfies_the_constraints_recomputed(qpa_wide_results, smollm, minilm):
@@ -50,7 +52,9 @@ def test_qpa_is_a_subset_in_size_of_the_plain_attack(qpa_results, synonym_result
     for q, r in zip(qpa_results, synonym_results):
         assert q.info["target_swaps"] == r.info["target_swaps"]  # same stream, same k
         assert q.n_edits <= r.n_edits
-        assert q.info["queries"] > r.info["queries"]  # the quality checks query the models
+        assert q.info["queries"] >= r.info["queries"]
+        if r.n_edits:  # candidates reached the search: QPA's quality checks queried the models
+            assert q.info["queries"] > r.info["queries"]
 
 
 def test_custom_qpa_constraints(synonym, short_texts):

@@ -23,7 +23,8 @@ from ._sentences import changed_sentences
 #: which would leave the target nothing to score
 #: the search's mechanism is tested on RAFT's unfiltered list (allowed_swaps=None): a 135M model's lists are
 #: mostly not synonyms, so with the default validity filter few words would reach the target at all
-RAFT_ARGS = dict(rate=0.2, k=4, pos=False, allowed_swaps=None)
+# the search's mechanics on RAFT's unfiltered lists (no validity class, no context rule of issue #33)
+RAFT_ARGS = dict(rate=0.2, k=4, pos=False, allowed_swaps=None, context_margin=None, keep_terms=False)
 
 
 @pytest.fixture(scope="module")
@@ -216,7 +217,7 @@ def test_lexical_stand_in_runs_the_same_search_on_wordnet_and_glove_candidates(s
     from humanize.attacks.wordsub import RAFT
 
     attack = RAFT(llm=None, proxy=smollm, rate=0.3, k=5, candidates=["wordnet_all_senses", "vector_neighbours"],
-                  allowed_swaps=None)  # the stand-in before issue #19 (today's default: SenseSynonyms)
+                  allowed_swaps=None, context_margin=None, keep_terms=False)  # the stand-in before issue #19
     parts = attack._parts()
     assert [type(g).__name__ for g in parts.generators] == ["WordNetSynonyms", "VectorNeighbours"]
     assert parts.generators[0].max_candidates == 5 and parts.generators[1].k == 5  # k from each

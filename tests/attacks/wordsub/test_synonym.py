@@ -96,7 +96,7 @@ def test_the_loose_recipe_before_issue_19_is_reachable_and_proposes_vector_neigh
 
     wn, wv, nlp, stop = resources
     loose = Synonym(lm=synonym.lm, candidates=["wordnet_all_senses", "vector_neighbours"], allowed_swaps=None,
-                    min_similarity=None)
+                    min_similarity=None, context_margin=None, keep_terms=False)
     assert loose.fingerprint() != synonym.fingerprint()
     doc = Doc.parse(short_texts[0])
     _, tight = synonym._build().candidates_for(doc)
@@ -112,8 +112,8 @@ def test_the_loose_recipe_before_issue_19_is_reachable_and_proposes_vector_neigh
 def test_synonym_applies_the_best_candidate_of_the_best_scored_words(synonym, short_texts):
     from humanize.attacks.wordsub import Doc
 
-    text = short_texts[0]
-    r = synonym.apply(text)
+    # the first text where the defaults (context rules included, issue #33) keep a swap
+    text, r = next((t, r) for t in short_texts if (r := synonym.apply(t)).n_edits)
     doc = Doc.parse(text)
     _, cands = synonym._build().candidates_for(doc)
     best = {i: max(cs, key=lambda c: (c.score, c.text)) for i, cs in cands.items() if cs}
@@ -134,10 +134,16 @@ def test_results_do_not_depend_on_batch_order_or_instance(synonym, synonym_resul
 def test_info_reports_model_cost(synonym, short_texts):
     from humanize.attacks.wordsub import Synonym
 
-    no_floor = Synonym(lm=synonym.lm, min_similarity=None)
+    no_floor = Synonym(lm=synonym.lm, min_similarity=None, context_margin=None)
     for r in no_floor.batch(short_texts):
         assert r.info["queries"] >= 1 and r.info["lm_tokens"] >= len(r.original.split()) // 2
         assert r.info["forward_passes"] == 1  # one causal-LM pass per document, all candidates included
+    # the context check (issue #33) adds batched passes over the candidates the other filters left, counted
+    in_context = Synonym(lm=synonym.lm, min_similarity=None)
+    for r, base in zip(in_context.batch(short_texts), no_floor.batch(short_texts)):
+        assert r.info["context_checks"] >= 1
+        assert 2 <= r.info["forward_passes"] <= 1 + r.info["context_checks"]
+        assert r.info["lm_tokens"] > base.info["lm_tokens"] and r.info["swaps"] <= base.info["swaps"]
 
 
 def test_rate_zero_changes_nothing_and_runs_no_model(short_texts):
