@@ -104,7 +104,8 @@ RUNTIME = textwrap.dedent("""
     r = engine.apply(text)
     out["engine"] = [r.n_edits, r.info["detector_queries"]]
     cheap = dict(lm="smollm2-135m-instruct", weight=1.0, importance="deletion", candidates=["wordnet_all_senses"],
-                 allowed_swaps=None, min_similarity=None, min_cosine=None, pos=False)
+                 allowed_swaps=None, min_similarity=None, min_cosine=None, pos=False,
+                 context_margin=None, keep_terms=False)  # the #19 recipe: the search's plumbing, every swap allowed
     r = HMGC(train=pair, **cheap).apply(text)
     out["hmgc"] = [r.n_edits, r.info["detector_queries"]]
     t = Target(TfidfLogReg(min_df=1), pair)

@@ -29,7 +29,7 @@ def resolve_constraints(owner: str, constraints: Any) -> list:
     if isinstance(constraints, str):
         from ..wordsub.text_constraints import qpa_constraints
 
-        return qpa_constraints(allowed_swaps=None)
+        return qpa_constraints(allowed_swaps=None, context_margin=None)  # TH-Bench's three: a paraphrase has no word swaps
     out = list(constraints)
     for c in out:
         if isinstance(c, CandidateConstraint):

@@ -118,7 +118,8 @@ def test_hmgc_on_a_built_target_matches_hmgc_on_the_name(smollm):
 
     spec, seed = {"dataset": "demo", "n": 60}, 2
     cheap = dict(lm=smollm, weight=1.0, importance="deletion", candidates=["wordnet_all_senses"], allowed_swaps=None,
-                 min_similarity=None, min_cosine=None, pos=False, seed=seed)
+                 min_similarity=None, min_cosine=None, pos=False, seed=seed,
+                 context_margin=None, keep_terms=False)  # the #19 recipe: the search's plumbing, every swap allowed
     text = "Additionally, the comprehensive study demonstrates significant and robust results."
     t = build_target("tfidf_lr", spec, seed=seed)
     by_target = HMGC(surrogate=t, **cheap).apply(text)
