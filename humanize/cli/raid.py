@@ -16,18 +16,10 @@ from pathlib import Path
 COMMAND = "raid"
 
 
-def _printable(text: str) -> str:
-    """Ids and values from a user's files, shown with their control characters escaped (never sent raw)."""
-    from humanize.benchmarks.reporting._escape import terminal_text
-
-    return terminal_text(text)
-
-
 def _fail(sub: str, err) -> int:
-    from humanize.cli.main import _one_line
+    from humanize.cli.main import _one_line  # escapes what it shows: ids and values come from the user's files
 
-    text = _one_line(err) if isinstance(err, BaseException) else str(err)
-    print(f"humanize-bench {COMMAND} {sub}: {_printable(text)}", file=sys.stderr)
+    print(f"humanize-bench {COMMAND} {sub}: {_one_line(err)}", file=sys.stderr)
     return 2
 
 
@@ -62,6 +54,7 @@ def _cmd_detect(args) -> int:
 
 
 def _cmd_check(args) -> int:
+    from humanize.benchmarks.reporting._escape import terminal_text
     from humanize.benchmarks.runner.raid_submission import check_submission
     from humanize.cli.main import _expected_errors
 
@@ -70,9 +63,9 @@ def _cmd_check(args) -> int:
     except (*_expected_errors(), LookupError, ValueError) as err:
         return _fail("check", err)
     for problem in report.problems:
-        print(_printable(problem.line()))
+        print(terminal_text(problem.line()))
     for note in report.notes:
-        print(_printable(note), file=sys.stderr)
+        print(terminal_text(note), file=sys.stderr)
     if report.problems:
         print(f"{len(report.problems)} problem(s) in {report.n_predictions:,} predictions over {report.n_rows:,} rows",
               file=sys.stderr)

@@ -200,3 +200,13 @@ def test_documents_show_the_given_rows_beside_their_sources_and_the_attacked_hum
         docs = run_documents(store)
     attacked = docs[docs["attack"] == "upper_lower"]
     assert set(attacked["label"]) == {"human", "machine"}
+
+
+def test_raid_predictions_of_several_detectors_get_one_file_each(tmp_path):
+    from humanize.benchmarks.reporting.export import export_raid_predictions
+
+    scores = pd.DataFrame({"detector": ["a/b", "a/b", "Mine Det"], "id": ["x", "y", "x"], "attack": "none",
+                           "adv_source_id": ["x", "y", "x"], "defense": "none", "score": [0.1, 0.2, 0.3]})
+    paths = export_raid_predictions(scores, tmp_path)
+    assert len(paths) == 2 and all(p.parent == tmp_path and p.name.startswith("predictions-") for p in paths)
+    assert [len(json.loads(p.read_text())) for p in paths] == [2, 1]

@@ -36,12 +36,15 @@ from __future__ import annotations
 
 import itertools
 import math
+import zlib
 from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
 from humanize.exceptions import UserError
+
+from .bootstrap import percentile_intervals
 
 #: RAID's epsilon (Appendix F.2): the search stops within it of the target FPR; a domain whose
 #: achieved FPR exceeds the target by more than it has no accuracy.
@@ -199,9 +202,8 @@ def raid_scores(frame: pd.DataFrame, thresholds: dict, *, require_complete: bool
     c_dom = np.zeros(len(score))
     c_dom[valid] = _half_ranks(score[valid], dom_codes[valid], h_score[~h_null], h_dom[~h_null], n_dom)
     c_all = np.zeros(len(score))
-    ref_all = np.sort(h_score[~h_null])
-    lo = np.searchsorted(ref_all, score[valid], side="left")
-    c_all[valid] = lo + 0.5 * (np.searchsorted(ref_all, score[valid], side="right") - lo)
+    c_all[valid] = _half_ranks(score[valid], np.zeros(int(valid.sum()), dtype=np.int64), h_score[~h_null],
+                               np.zeros(int((~h_null).sum()), dtype=np.int64), 1)
     table = pd.DataFrame({k: keys[k][0] for k in SLICE_KEYS})
     table["rows"] = 1
     table["valid"] = valid.astype(np.int64)
@@ -491,10 +493,6 @@ def raid_metrics(scores_df: pd.DataFrame, fprs, *, per_domain: bool = True, clea
                     "n_dropped_nan": int(group["score"].isna().sum())}
             lo = hi = math.nan
             if n_boot:
-                import zlib
-
-                from .bootstrap import percentile_intervals
-
                 # canonical order (domain, attack, id): the input's row order cannot move an interval
                 ok = _canonical(group[group["score"].notna()])
                 ref = _canonical(humans)

@@ -8,7 +8,8 @@ per detector (``score_<detector>__<defense>`` for a test-time defense's scores;
 :func:`humanize.benchmarks.reporting.documents.run_documents`).
 
 Format ``raid``: RAID's ``predictions.json`` per detector (``predictions.json`` for a run with one
-detector, else ``predictions-<label>-<digest>.json``): every undefended score of a row that carries
+detector, else ``predictions-<label>.json``, the label made a file name by :func:`._files.file_stem`):
+every undefended score of a row that carries
 a RAID id (the clean rows, and the dataset's own attacked rows of ``attacks = "as-given"``); rows this
 library's attacks made have no RAID id and are left out (:func:`export_raid_predictions`).
 
@@ -28,7 +29,7 @@ from typing import Optional, Sequence
 
 import pandas as pd
 
-from ._files import atomic_write
+from ._files import atomic_write, file_stem
 
 CLEAN = "none"  # the attack / defense label of untouched texts
 
@@ -185,14 +186,6 @@ def raid_rows(scores: pd.DataFrame) -> pd.DataFrame:
     return rows[own_id]
 
 
-def _file_label(label: str) -> str:
-    import hashlib
-    import re
-
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", label).strip("._")[:60] or "detector"
-    return f"{slug}-{hashlib.blake2b(label.encode(), digest_size=4).hexdigest()}"
-
-
 def export_raid_predictions(scores: pd.DataFrame, out_dir: str | os.PathLike) -> list[Path]:
     """RAID's ``predictions.json`` per detector from a run's scores table (:func:`raid_rows`)."""
     from ..runner.raid_submission import write_predictions
@@ -205,6 +198,6 @@ def export_raid_predictions(scores: pd.DataFrame, out_dir: str | os.PathLike) ->
     paths = []
     for det in detectors:
         mine = rows[rows["detector"].astype(str) == det].dropna(subset=["score"])
-        name = "predictions.json" if len(detectors) == 1 else f"predictions-{_file_label(det)}.json"
+        name = "predictions.json" if len(detectors) == 1 else f"{file_stem(det, 'predictions-')}.json"
         paths.append(write_predictions(zip(mine["id"], mine["score"]), out / name))
     return paths
