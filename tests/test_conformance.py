@@ -74,29 +74,10 @@ def mean_word_length(texts):
 @pytest.fixture(scope="module")
 def scoring_server():
     """A real HTTP scoring service on localhost (for the ``endpoint`` detector): POST {"texts": [...]}."""
-    import json
-    import threading
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from .score_server import ScoreServer
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            data = json.dumps({"scores": mean_word_length(body["texts"])}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/score"
-    server.shutdown()
-    server.server_close()
+    with ScoreServer(answer=lambda req: (200, {}, {"scores": mean_word_length(req["body"]["texts"])})) as server:
+        yield server.url
 
 
 class Entry(NamedTuple):

@@ -20,14 +20,14 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from humanize.cli.main import main
+
+from ..score_server import ScoreServer
 
 ROOT = Path(__import__("humanize").__file__).resolve().parent.parent
 RUN = ["run", "--attack", "upper_lower", "--detector", "surface_probe", "--n", "8", "--no-quality", "--quiet"]
@@ -190,39 +190,16 @@ SECRET_QUERY = "QueryKey-7f3a9c2b1d"
 SECRET_BODY = "BodyKey-4e8d2a6c0f"
 
 
-class _Scorer(BaseHTTPRequestHandler):
-    seen: list = []
-
-    def do_POST(self):  # noqa: N802 - the http.server protocol
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        type(self).seen.append((self.path, body.get("api_key")))
-        data = json.dumps({"scores": [(len(t) % 13) / 13 for t in body["texts"]]}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture
 def scorer():
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Scorer)
-    _Scorer.seen = []
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}/api/score"
-    finally:
-        httpd.shutdown()
+    with ScoreServer() as server:
+        yield server
 
 
 def test_a_secret_in_the_query_or_the_body_is_in_no_file_a_run_writes(scorer, tmp_path, capsys):
     from humanize import detectors
 
-    url = f"{scorer}?code={SECRET_QUERY}&model=v2"
+    url = f"{scorer.url}?code={SECRET_QUERY}&model=v2"
     body = {"texts": "{texts}", "api_key": SECRET_BODY}
     det = detectors.get("endpoint", url=url, body=body, max_retries=0)
     shown = repr(det) + json.dumps(det.provenance())
@@ -242,7 +219,8 @@ def test_a_secret_in_the_query_or_the_body_is_in_no_file_a_run_writes(scorer, tm
         db = "{out / 'r.sqlite'}"
         '''), encoding="utf-8")
     assert main(["run", "--config", str(config), "--quiet", "--no-quality"]) == 0
-    assert _Scorer.seen and all(SECRET_QUERY in p and k == SECRET_BODY for p, k in _Scorer.seen)  # sent as given
+    seen = [(r["path"], r["body"].get("api_key")) for r in scorer.log]
+    assert seen and all(SECRET_QUERY in p and k == SECRET_BODY for p, k in seen)  # sent as given
     db = str(out / "r.sqlite")
     assert main(["report", "--db", db, "--out", str(out / "report")]) == 0
     assert main(["card", "--db", db, "--out", str(out / "cards"), "--documents"]) == 0
