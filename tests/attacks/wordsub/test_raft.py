@@ -24,7 +24,8 @@ from ._sentences import changed_sentences
 #: the search's mechanism is tested on RAFT's unfiltered list (allowed_swaps=None): a 135M model's lists are
 #: mostly not synonyms, so with the default validity filter few words would reach the target at all
 # the search's mechanics on RAFT's unfiltered lists (no validity class, no context rule of issue #33)
-RAFT_ARGS = dict(rate=0.2, k=4, pos=False, allowed_swaps=None, context_margin=None, keep_terms=False)
+# offer="top_k": the LLM is asked for the θ most predictable words only (RAFT's code), which keeps these tests short
+RAFT_ARGS = dict(rate=0.2, k=4, pos=False, allowed_swaps=None, context_margin=None, keep_terms=False, offer="top_k")
 
 
 @pytest.fixture(scope="module")
@@ -226,6 +227,23 @@ def test_lexical_stand_in_runs_the_same_search_on_wordnet_and_glove_candidates(s
     assert "llm_tokens_out" not in r.info  # no chat model was asked
     scores = np.asarray(detectors.get("log_likelihood").score([r.original] + _replay(r)), dtype=float)
     assert np.all(np.diff(scores) < 0) and np.allclose(scores[1:], r.info["score_trace"], atol=1e-4)
+
+
+def test_offer_all_tries_every_eligible_word_within_the_query_budget(smollm, texts):
+    from humanize.attacks.wordsub import RAFT
+
+    # the stand-in's candidates without the context rules: the plumbing of the offer, not its validity
+    args = dict(llm=None, proxy=smollm, rate=0.2, k=5, context_margin=None, keep_terms=False)
+    top = RAFT(offer="top_k", **args).apply(texts[0])
+    every = RAFT(offer="all", **args).apply(texts[0])
+    assert top.info["target_swaps"] == every.info["target_swaps"] >= 1  # the same θ: the same swap budget
+    assert every.info["with_candidates"] > top.info["with_candidates"]  # words past the θ most predictable offered
+    assert every.n_edits <= every.info["target_swaps"] and every.n_edits >= top.n_edits
+    capped = RAFT(offer="all", max_queries=3, **args).apply(texts[0])
+    assert capped.info["detector_queries"] <= 3
+    assert RAFT(offer="all").fingerprint() != RAFT(offer="top_k").fingerprint()
+    with pytest.raises(ValueError, match="offer must be one of"):
+        RAFT(offer="some")
 
 
 def test_llm_candidates_take_the_original_words_case():

@@ -64,6 +64,16 @@ def test_more_senses_give_more_candidates_and_include_the_first():
     assert all(set(v) <= set(three[k]) or len(three[k]) == 10 for k, v in one.items())
 
 
+def test_every_sense_lets_the_context_pick_the_sense():
+    # "on course to meet": the most frequent noun sense of "course" is "course of action" (a phrase: no
+    # single-word lemma); the sense of the sentence ("path", "track") comes only with every sense (issue #33)
+    text = "We are on course to meet our target this year."
+    one = _proposals(SenseSynonyms(senses=1), text)["course"]
+    every = _proposals(SenseSynonyms(senses=None), text)["course"]
+    assert "track" in every and "track" not in one
+    assert set(one) <= set(every) and set(_proposals(SenseSynonyms(senses=3), text)["course"]) <= set(every)
+
+
 def test_inflection_follows_the_word_tag():
     got = _proposals(SenseSynonyms(senses=2), "The tumours grew and the doctors showed the results.")
     assert got["tumours"] and all(c.endswith("s") for c in got["tumours"])  # plural kept (NNS)
@@ -90,7 +100,7 @@ def test_lesk_picks_the_sense_whose_gloss_overlaps_the_sentence():
 def test_bad_parameters_are_named():
     with pytest.raises(ValueError, match="^SenseSynonyms: sense must be one of 'frequency', 'lesk', got 'random'"):
         SenseSynonyms(sense="random")
-    with pytest.raises(ValueError, match=r"^SenseSynonyms: senses must be an int in \[1, inf\), got 0 \(int\)$"):
+    with pytest.raises(ValueError, match=r"^SenseSynonyms: senses must be an int in \[1, inf\) or None, got 0 \(int\)$"):
         SenseSynonyms(senses=0)
     with pytest.raises(ValueError, match=r"^SwapValidity: allowed must be a non-empty list of validity classes \(synonym, .*\), "
                                          r"got \('synonym', 'nearly'\) \(tuple\)$"):
