@@ -220,6 +220,16 @@ def meaning_measure(quality: pd.DataFrame | None) -> tuple[str, str] | None:
                  and pd.to_numeric(quality[m[0]], errors="coerce").notna().any()), None)
 
 
+def meter_name(quality: pd.DataFrame | None, measure: tuple[str, str] | None) -> str | None:
+    """The meaning meter as an axis or a note names it: its column and, where the run recorded it, its model."""
+    if measure is None:
+        return None
+    col = f"{measure[0]}_model"
+    if quality is not None and col in quality and quality[col].notna().any():
+        return f"{measure[0]}, {quality[col].dropna().iloc[0]}"
+    return measure[0]
+
+
 def meaning_validity_table(quality: pd.DataFrame, pooled: str | None = None) -> pd.DataFrame:
     """Per attack: ``meaning`` (mean of the strongest meaning meter, named in ``attrs["measure"]``) and
     the validity figures pooled over its swaps; ``pooled`` names an extra row of every attack pooled."""
