@@ -182,8 +182,9 @@ def defense_table(metrics: pd.DataFrame, metric: str = "auroc", fpr: float | Non
     return table
 
 
-QUALITY_COLUMNS = ["perplexity_original", "perplexity_attacked", "perplexity_delta", "cosine", "rouge_l",
-                   "flesch_original", "flesch_attacked", "flesch_delta", "word_edit_rate", "char_edit_rate",
+QUALITY_COLUMNS = ["perplexity_original", "perplexity_attacked", "perplexity_delta", "cosine", "cosine_read", "rouge_l",
+                   "rouge_l_read", "flesch_original", "flesch_attacked", "flesch_attacked_read", "flesch_delta",
+                   "flesch_delta_read", "word_edit_rate", "char_edit_rate", "char_edit_rate_read",
                    "entailment", "judge_meaning"]
 
 
@@ -212,22 +213,47 @@ MEANING_MEASURES = (("entailment", "1 - bidirectional entailment probability (NL
                     ("rouge_l", "1 - ROUGE-L F1"))
 
 
+#: the suffix of a quality column read on the text as a person sees it (the runner's normalizer, issue #34)
+READ_SUFFIX = "_read"
+READ_NOTE = ("`_read` columns: the same meter on both texts as a reader sees them, through the library's normalizer "
+             "(humanize.defenses.Normalize at its defaults: look-alike letters folded, invisible and bidi characters "
+             "deleted, whitespace collapsed, NFKC), beside the raw figure on the bytes: a homoglyph or an invisible "
+             "character changes the bytes a meter reads, not the words a person reads.")
+
+
+def _has(quality: pd.DataFrame, column: str) -> bool:
+    return column in quality.columns and pd.to_numeric(quality[column], errors="coerce").notna().any()
+
+
 def meaning_measure(quality: pd.DataFrame | None) -> tuple[str, str] | None:
-    """The first of :data:`MEANING_MEASURES` that ``quality`` holds with a figure; None if none."""
+    """The first of :data:`MEANING_MEASURES` that ``quality`` holds with a figure, read on the text as a person
+    sees it (``<name>_read``, issue #34) where the run measured that; None if none."""
     if quality is None:
         return None
-    return next((m for m in MEANING_MEASURES if m[0] in quality.columns
-                 and pd.to_numeric(quality[m[0]], errors="coerce").notna().any()), None)
+    found = next((m for m in MEANING_MEASURES if _has(quality, m[0]) or _has(quality, m[0] + READ_SUFFIX)), None)
+    if found is not None and _has(quality, found[0] + READ_SUFFIX):
+        return found[0] + READ_SUFFIX, found[1] + ", on the text as read (normalized)"
+    return found
+
+
+def read_as(measure: tuple[str, str] | None) -> str:
+    """How the meaning meter read the texts, in words."""
+    if measure is None:
+        return "not measured"
+    return ("on the text as a reader sees it (the normalizer)" if measure[0].endswith(READ_SUFFIX)
+            else "on the raw text")
 
 
 def meter_name(quality: pd.DataFrame | None, measure: tuple[str, str] | None) -> str | None:
     """The meaning meter as an axis or a note names it: its column and, where the run recorded it, its model."""
     if measure is None:
         return None
-    col = f"{measure[0]}_model"
+    base = measure[0].removesuffix(READ_SUFFIX)
+    name = f"{base} as read (normalized)" if measure[0] != base else base
+    col = f"{base}_model"
     if quality is not None and col in quality and quality[col].notna().any():
-        return f"{measure[0]}, {quality[col].dropna().iloc[0]}"
-    return measure[0]
+        return f"{name}, {quality[col].dropna().iloc[0]}"
+    return name
 
 
 def meaning_validity_table(quality: pd.DataFrame, pooled: str | None = None) -> pd.DataFrame:
@@ -269,8 +295,15 @@ def quality_table(quality: pd.DataFrame) -> pd.DataFrame:
     for model_col in ("perplexity_model", "cosine_model", "entailment_model", "judge_model"):
         if model_col in quality.columns:
             table[model_col] = quality.groupby("attack")[model_col].first()
+    notes = []
+    if any(c.endswith(READ_SUFFIX) for c in table.columns):
+        measure = meaning_measure(quality)
+        notes.append(READ_NOTE + f" Meaning preserved in the summary and the figures: `{measure[0]}` "
+                     f"({read_as(measure)})." if measure else READ_NOTE)
     if validity is not None:
-        table.attrs["note"] = VALIDITY_NOTE
+        notes.append(VALIDITY_NOTE)
+    if notes:
+        table.attrs["note"] = "\n\n".join(notes)
     return table
 
 

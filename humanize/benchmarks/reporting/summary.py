@@ -283,12 +283,10 @@ def _note(metrics, tables, pooled, fprs, resolved, measure, quality, defenses, n
              None: "calibrated on the clean human test texts"}[pooled]
     tpr = ", ".join(f"`tpr_at_fpr_{f:g}`" for f in resolved) or "no TPR (no FPR resolved)"
     if measure is not None:
-        model = ""
-        col = f"{measure[0]}_model"
-        if quality is not None and col in quality and quality[col].notna().any():
-            model = f", {quality[col].dropna().iloc[0]}"
+        from .report import meter_name
+
         meaning = (f"`meaning`: what that attack kept, {measure[1].removeprefix('1 - ')} (mean over documents, "
-                   f"1 = all{model}); ")
+                   f"1 = all; `{measure[0]}`: {meter_name(quality, measure)}); ")
     else:
         meaning = "`meaning`: not measured (the run computed no meaning meter); "
     from .report import run_protocol

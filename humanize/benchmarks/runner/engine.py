@@ -358,7 +358,8 @@ def _quality(config: RunConfig, store: ResultsStore, executor, outputs: dict[str
     time with every attack together, so each original's perplexity is computed once, not per attack."""
     meter = _quality_meter(config)
     # keyed on the meter's fingerprint: its parameters and the RESOLVED models (a new default model recomputes)
-    suffix = "|quality=" + meter.fingerprint()
+    # ... and the normalizer behind the "as read" columns (issue #34)
+    suffix = "|read=" + jobs.read_fingerprint() + "|quality=" + meter.fingerprint()
     keys = {label: f"{frame['attack_key'].iloc[0]}{suffix}" for label, frame in outputs.items() if len(frame)}
     have = {label: store.quality(keys[label], frame["input_hash"].tolist()) if len(frame) else {}
             for label, frame in outputs.items()}
