@@ -66,11 +66,12 @@ def terminal_table(table: pd.DataFrame) -> pd.DataFrame:
 
 def _print_tables(report: dict[str, pd.DataFrame]) -> None:
     from humanize.benchmarks.reporting._escape import terminal_text
+    from humanize.benchmarks.reporting.report import with_time_units
 
     with pd.option_context("display.width", 200, "display.max_columns", 40, "display.float_format", "{:.3f}".format):
         for name, table in report.items():
             print(f"\n== {terminal_text(name)}")
-            print(terminal_table(table).to_string())
+            print(terminal_table(with_time_units(table)).to_string(index=not isinstance(table.index, pd.RangeIndex)))
             for line in table.attrs.get("lines", ()):  # the summary's explanation and underpowered advice
                 print(f"  {terminal_text(line)}")
 

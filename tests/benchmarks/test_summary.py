@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pandas as pd
 import pytest
@@ -220,3 +221,18 @@ def test_backfiring_inverting_and_tied_attacks_are_named_with_their_figures():
     assert "Backfiring (the attack raised AUROC): up (+0.204 [+0.152, +0.282])" in note and "**Inverted**" in note
     # the line reaches the terminal and the Markdown as its own paragraph
     assert any(line.startswith("- **d**: fooled most by down") for line in s.attrs["lines"])
+
+
+def test_markdown_tables_show_seconds_with_their_unit_no_entities_and_no_pandas_index(cheap):
+    report = build_report(cheap.tables, n=40)
+    md = render_markdown(report)
+    cost = md[md.index("## cost\n"):md.index("## cost_by_length")]
+    assert "µs" in cost or "ms" in cost  # rule attacks take microseconds: not 0.000
+    by_length = md[md.index("## cost_by_length"):]
+    by_length = by_length[:by_length.index("\n## ")]
+    header = next(line for line in by_length.splitlines() if line.startswith("|"))
+    assert header.split("|")[1].strip() == "attack"  # no unnamed pandas index column first
+    assert "&lt;" not in md and "&gt;" not in md
+    assert re.search(r"\| \d+–\d+ ", by_length)
+    # the CSV keeps the numbers
+    assert pd.api.types.is_float_dtype(report["cost"]["wall_ms_per_doc"])

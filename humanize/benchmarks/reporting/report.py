@@ -27,6 +27,7 @@ and the reached / underpowered flags (the same columns in Markdown, CSV and JSON
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -309,10 +310,13 @@ def quality_table(quality: pd.DataFrame) -> pd.DataFrame:
 
 #: What the report's ``detector_cost`` table is (issue #24).
 DETECTOR_COST_NOTE = (
-    "Scoring time per detector in this run: each batch of texts scored in one call, timed, its seconds shared "
-    "among its texts, the detector's warm-up (model load, first pass on a probe) and fit excluded (`warmup_s`). "
-    "`texts_cached`: scores read back from the store (not timed). Detectors that share one forward pass per text "
-    "(the metric detectors on one model) pay it in the first of them to score the text; the others read it.")
+    "Scoring time per detector: each batch of texts scored in one call, timed, its seconds shared among its texts, "
+    "the detector's warm-up (model load, first pass on a probe) and fit excluded (`warmup_s`). Each score's cost is "
+    "stored with it, so a rerun that reads the scores back reports the seconds measured when they were computed: "
+    "`texts_scored` (computed in this run), `texts_cached` (read back), `texts_timed` (texts whose cost is known; "
+    "fewer for scores stored before costs were). Detectors that share one forward pass per text (`shared_with`: "
+    "the metric detectors on one model) pay it in the first of them to score the text, the others read it: "
+    "`s_per_text_shared` divides the group's seconds per text equally among its detectors.")
 
 
 def timing_by_attack(cost: pd.DataFrame) -> pd.Series:
@@ -372,7 +376,9 @@ def cost_by_length(cost: pd.DataFrame, length_column: str | None = None) -> pd.D
             else "words_in"
     lengths = cost[length_column].astype(float)
     edges = [0, *LENGTH_BUCKETS[1:], np.inf]
-    labels = [f"<={b}" for b in LENGTH_BUCKETS[1:]] + [f">{LENGTH_BUCKETS[-1]}"]
+    # plain labels (no "<" or ">", which Markdown would have to write as entities)
+    labels = [f"1–{LENGTH_BUCKETS[1]}"] + [f"{a + 1}–{b}" for a, b in zip(LENGTH_BUCKETS[1:], LENGTH_BUCKETS[2:])] \
+        + [f"{LENGTH_BUCKETS[-1] + 1}+"]
     bucket = pd.cut(lengths, bins=edges, labels=labels, right=True)
     t = cost.assign(bucket=bucket).groupby(["attack", "bucket"], observed=True)["wall_s"].agg(["mean", "size"])
     t = t.rename(columns={"mean": "wall_s_per_doc", "size": "docs"}).reset_index()
@@ -541,6 +547,37 @@ def figures_markdown(figures: dict[str, str], folder: str | None = "../plots") -
     return "\n".join(lines) + "\n"
 
 
+_SECONDS = re.compile(r"(^|_)(wall|cpu|warmup)_s($|_per_(doc|text)$)|(^|_)s_per_(doc|text)(_shared)?$")
+_MILLISECONDS = re.compile(r"(^|_)(wall|cpu)_ms_per_doc$")
+
+
+def seconds_text(value) -> str:
+    """Seconds in the unit that shows them (s, ms, µs): a rule attack's 4 µs per document is not "0.000"."""
+    if value is None or not np.isfinite(value):
+        return "nan"
+    if value == 0:
+        return "0 s"
+    a = abs(value)
+    if a >= 1:
+        return f"{value:.3g} s"
+    return f"{value * 1e3:.3g} ms" if a >= 1e-3 else f"{value * 1e6:.3g} µs"
+
+
+def with_time_units(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its seconds (and milliseconds) columns written with their unit, for a reader's table
+    (Markdown, the terminal); CSV and JSON keep the numbers."""
+    out = frame.copy()
+    for col in frame.columns:
+        name = col if isinstance(col, str) else ""
+        if not pd.api.types.is_numeric_dtype(frame[col]) or pd.api.types.is_bool_dtype(frame[col]):
+            continue
+        if _SECONDS.search(name):
+            out[col] = [seconds_text(v) for v in pd.to_numeric(frame[col], errors="coerce")]
+        elif _MILLISECONDS.search(name):
+            out[col] = [seconds_text(v / 1e3) for v in pd.to_numeric(frame[col], errors="coerce")]
+    return out
+
+
 def render_markdown(report: dict[str, pd.DataFrame], digits: int = 3, figures: dict[str, str] | None = None) -> str:
     """One Markdown document: the intervals' definition once, then each table with its note, then (with
     ``figures``) one caption line per figure. Labels and text cells are escaped (no raw HTML, no
@@ -552,7 +589,9 @@ def render_markdown(report: dict[str, pd.DataFrame], digits: int = 3, figures: d
         if table.attrs.get("note"):
             parts.append(table.attrs["note"] + "\n")
         flat = table.reset_index() if any(n is not None for n in table.index.names) else table
-        parts.append(_md_safe(flat).to_markdown(index=flat is table, floatfmt=f".{digits}f"))
+        # an unnamed 0, 1, 2 ... index is pandas', not the data's: not a column
+        index = flat is table and not isinstance(flat.index, pd.RangeIndex)
+        parts.append(_md_safe(with_time_units(flat)).to_markdown(index=index, floatfmt=f".{digits}f"))
         parts.append("")
     if figures:
         parts.append(figures_markdown(figures))

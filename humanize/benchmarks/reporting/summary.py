@@ -173,7 +173,8 @@ def _scoring_seconds(table: pd.DataFrame | None) -> dict | None:
     """Each detector's scoring seconds per text in the run (its ``detector_cost`` row); None: no such table."""
     if table is None or table.empty or "s_per_text" not in table:
         return None
-    return dict(zip(table["detector"], pd.to_numeric(table["s_per_text"], errors="coerce")))
+    col = "s_per_text_shared" if "s_per_text_shared" in table else "s_per_text"
+    return dict(zip(table["detector"], pd.to_numeric(table[col], errors="coerce")))
 
 
 def _seconds(cost: pd.DataFrame | None) -> dict:
@@ -310,8 +311,9 @@ def _note(metrics, tables, pooled, fprs, resolved, measure, quality, defenses, n
          "run; NaN: not a word-swap attack); " if "valid_swaps" in _cols(quality) else "") +
         "`s_per_doc`: its wall seconds per document, its warm-up (first call, model load) excluded" +
         _batch_note(tables.get("cost")) + "." +
-        (" `score_s_per_text`: the detector's own scoring seconds per text in this run (warm-up excluded; NaN "
-         "when every score was cached; a forward pass shared by detectors on one model is paid by the first)."
+        (" `score_s_per_text`: the detector's scoring seconds per text (warm-up excluded), as measured when its "
+         "scores were computed (a rerun reads them from the store); detectors that share one forward pass on one "
+         "model get an equal share of the group's seconds (the detector cost table names the group)."
          if _scoring_seconds(tables.get("detector_cost")) is not None else "") +
         (" `attacked+D`: the figure under the attack with defense D on every text." if defenses else
          " No defense ran: `--defense normalize` scores every text after the normalizer too."),
