@@ -37,6 +37,24 @@ def _parse_spec(text: str) -> tuple[str, dict]:
     return head.strip(), params
 
 
+def detector_spec(name: str, params: dict):
+    """The DetectorSpec a ``--detector`` argument names. An import path to a plain function
+    (``my_scorers:comma_rate``, a ``list[str] -> scores`` callable in a module or a ``--plugin`` file) is the
+    function detector of that function, ``function:fn=my_scorers:comma_rate``, labelled by the function's name."""
+    from humanize._registry import import_object, is_import_path
+    from humanize.benchmarks.runner.config import DetectorSpec
+
+    if is_import_path(name):
+        try:
+            target = import_object(name, "detector")
+        except Exception:  # noqa: BLE001 - any failure is reported by the run's own check, in its words
+            target = None
+        if callable(target) and not isinstance(target, type):
+            label = params.pop("name", None) or getattr(target, "__name__", None) or "function"
+            return DetectorSpec("function", {"fn": name, "name": label, **params})
+    return DetectorSpec(name, params)
+
+
 def terminal_table(table: pd.DataFrame) -> pd.DataFrame:
     """``table`` with every label and text cell through the terminal's escaping
     (:func:`humanize.benchmarks.reporting._escape.terminal_text`): an escape sequence in a label is
@@ -107,7 +125,7 @@ def _config_from_args(args):
                           f"{args.config}", file=sys.stderr)
                 spec.rates = args.rates
     if args.detector:
-        cfg.detectors = [DetectorSpec(n, p) for n, p in map(_parse_spec, args.detector)]
+        cfg.detectors = [detector_spec(n, p) for n, p in map(_parse_spec, args.detector)]
     if args.defense:
         cfg.defenses = [DefenseSpec(n, p) for n, p in map(_parse_spec, args.defense)]
     for field in ("n", "seed", "device", "db", "batch_size", "executor", "ray_address", "max_retries"):
