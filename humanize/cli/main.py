@@ -195,7 +195,8 @@ def _cmd_run(args) -> int:
     if result.failures:
         print(f"{len(result.failures)} document(s) failed and are left out of the tables (a rerun retries them); "
               f"first: {result.failures[0].job}: {result.failures[0].error}", file=sys.stderr)
-    _print_tables(build_report(result.tables))
+    _print_tables(build_report(result.tables, n=cfg.n))
+    _warn_too_small(result.tables, cfg.n, "run")
     return 0
 
 
@@ -277,12 +278,22 @@ def _cmd_demo(args) -> int:
         return 2
     report = build_report(result.tables, n=args.n)
     _print_tables(report)
+    _warn_too_small(result.tables, args.n, "demo")
     plots = plot_all(result.tables, out / "plots")
     files = export_report(report, out / "report", figures=figure_captions(result.tables))
     print(f"\nreport: {out / 'report' / 'report.md'} (+{len(files) - 1} CSV/JSON files); "
           f"plots: {len(plots)} files in {out / 'plots'}; results database: {result.store}")
     print(f"computed this time: {result.work}")
     return 0
+
+
+def _warn_too_small(tables: dict, n, command: str) -> None:
+    """One line on standard error when the run's test split is too small for any interval."""
+    from humanize.benchmarks.reporting.summary import too_small
+
+    line = too_small(tables["metrics"], n if isinstance(n, int) else None)
+    if line:
+        print(f"humanize-bench {command}: warning: {line.replace('`', '')}", file=sys.stderr)
 
 
 def _demo_banner(cfg, n: int) -> str:
@@ -470,8 +481,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="rule-based and two small-budget model-based attacks vs offline detectors on "
                                     "the embedded demo set, with a summary, report and plots (offline, CPU)")
     p.add_argument("--n", type=_int_at_least(2), default=40,
-                   help="machine texts (and as many human texts); default 40 (half test: 20 human test texts "
-                        "resolve TPR at 5%% FPR pooled over domains; 1%% needs --n 200)")
+                   help="texts sampled per label: N machine and N human; about half of each are test texts (the "
+                        "rest fit the learned detectors); default 40 (20 human test texts resolve TPR at 5%% FPR "
+                        "pooled over domains; 1%% needs --n 200); below about 20 a warning says no interval holds")
     p.add_argument("--per-domain", action="store_true",
                    help="calibrate thresholds per domain (RAID's protocol) instead of pooled over the two "
                         "domains; 5%% FPR then needs about --n 100")
@@ -494,7 +506,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rates", type=float, nargs="+", metavar="θ",
                    help="θ values: a sweep for every attack (not pipelines: their steps carry their own θ)")
     p.add_argument("--detector", action="append", metavar="NAME[:K=V,...]", help="detector (repeatable)")
-    p.add_argument("--n", type=int, help="machine texts (and as many human texts)")
+    p.add_argument("--n", type=int, help="texts sampled per label: N machine and N human, about half of each held out "
+                                         "as test texts (the rest fit the learned detectors)")
     p.add_argument("--seed", type=int)
     p.add_argument("--device", help="cpu, cuda, cuda:1 ... (default: CUDA when present)")
     p.add_argument("--batch-size", dest="batch_size", type=int)

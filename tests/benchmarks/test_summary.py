@@ -85,7 +85,7 @@ def test_the_report_opens_with_a_summary_whose_headline_rows_carry_numbers(cheap
     report = build_report(cheap.tables, n=40)
     assert list(report)[0] == "summary"
     md = render_markdown(report)
-    assert md.index("## summary") < md.index("## accuracy_at_fpr_0.05") < md.index("## auroc")
+    assert md.index("## summary") < md.index("## tpr_at_fpr_0.05") < md.index("## auroc")
     s = report["summary"]
     assert list(s.index) == ["surface_probe", "tfidf_lr"]
     # 20 human test texts pooled over domains resolve 5% FPR, not 1%
@@ -236,3 +236,15 @@ def test_markdown_tables_show_seconds_with_their_unit_no_entities_and_no_pandas_
     assert re.search(r"\| \d+–\d+ ", by_length)
     # the CSV keeps the numbers
     assert pd.api.types.is_float_dtype(report["cost"]["wall_ms_per_doc"])
+
+
+def test_a_test_split_too_small_for_any_interval_is_said_in_one_line():
+    from humanize.benchmarks.reporting.summary import too_small
+
+    small = evaluate(_frame(n_human=4, n_machine=4, attacks=("x",), seed=1), fprs=(0.05,), n_boot=50, seed=0)
+    line = too_small(small, n=10)
+    assert line.startswith("this run tests 4 human and 4 machine texts per detector") and "\n" not in line
+    assert "`--n 30` gives enough" in line
+    assert "**Too small.** This run tests 4 human" in summary_table({"metrics": small}, n=10).attrs["note"]
+    enough = evaluate(_frame(n_human=20, n_machine=20, attacks=("x",), seed=1), fprs=(0.05,), n_boot=50, seed=0)
+    assert too_small(enough) is None and "Too small" not in summary_table({"metrics": enough}).attrs["note"]

@@ -5,8 +5,8 @@ and the reached / underpowered flags (the same columns in Markdown, CSV and JSON
 
 * the one-screen summary first (:mod:`.summary`): per detector, clean AUROC and TPR, the attack that
   fooled it most, that attack's meaning and compute cost, and what the sample cannot resolve;
-* accuracy at each FPR per detector x attack (RAID Table 16: TPR on machine text at
-  the per-domain threshold calibrated on clean human text);
+* TPR at each FPR per detector x attack (``tpr_at_fpr_<f>``; RAID Table 16, which calls it accuracy: TPR on
+  machine text at the per-domain threshold calibrated on clean human text);
 * AUROC per attack x detector (TH-Bench Table 1);
 * attack success rate per attack x detector at each FPR;
 * quality per attack (TH-Bench Table 2);
@@ -113,9 +113,9 @@ def figure_table(metrics: pd.DataFrame, metric: str, fpr: float | None = None, *
     return table
 
 
-def accuracy_at_fpr_table(metrics: pd.DataFrame, fpr: float = 0.05) -> pd.DataFrame:
+def tpr_at_fpr_table(metrics: pd.DataFrame, fpr: float = 0.05) -> pd.DataFrame:
     """RAID Table 16 as rows (detector, attack): TPR on machine text at the per-domain threshold
-    calibrated on clean human text (RAID's "accuracy"), with intervals and calibration facts."""
+    calibrated on clean human text (what RAID calls "accuracy"), with intervals and calibration facts."""
     return figure_table(metrics, "tpr", fpr)
 
 
@@ -456,9 +456,11 @@ def _tables(tables: dict[str, pd.DataFrame], fpr) -> dict[str, pd.DataFrame]:
     about = _about(metrics)
     out = {}
     for f in _fprs(metrics, fpr):
-        out[f"accuracy_at_fpr_{f:g}"] = accuracy_at_fpr_table(metrics, f)
-        out[f"accuracy_at_fpr_{f:g}"].attrs["note"] = (
-            f"TPR at FPR {f:g} (RAID's accuracy). `underpowered`: a domain has fewer than 1/FPR = {1 / f:g} "
+        out[f"tpr_at_fpr_{f:g}"] = tpr_at_fpr_table(metrics, f)
+        out[f"tpr_at_fpr_{f:g}"].attrs["note"] = (
+            f"TPR at FPR {f:g}: the share of machine texts detected at a threshold calibrated on clean human texts "
+            "(what RAID's leaderboard calls accuracy; `accuracy` in the exported metrics is two-class accuracy over "
+            "machine and human texts, never this). `underpowered`: a domain has fewer than 1/FPR = {1 / f:g} "
             "human texts, so no threshold resolves this FPR: the TPR is not claimed (NaN) and "
             "`tpr_at_achieved_fpr` gives the figure at the FPR actually achieved.")
     out["auroc"] = auroc_table(metrics)
@@ -494,8 +496,8 @@ def _tables(tables: dict[str, pd.DataFrame], fpr) -> dict[str, pd.DataFrame]:
             "The `none` row is what the defense costs on clean text. Other tables: undefended rows only.")
         for f in _fprs(metrics, fpr):
             if not _select(metrics, "tpr", f, None).empty:
-                out[f"defense_accuracy_at_fpr_{f:g}"] = defense_table(metrics, "tpr", f)
-                out[f"defense_accuracy_at_fpr_{f:g}"].attrs["note"] = (
+                out[f"defense_tpr_at_fpr_{f:g}"] = defense_table(metrics, "tpr", f)
+                out[f"defense_tpr_at_fpr_{f:g}"].attrs["note"] = (
                     f"TPR at FPR {f:g} without and with each defense ({names}); columns as in defense_auroc.")
     for table in out.values():
         table.attrs["about"] = about

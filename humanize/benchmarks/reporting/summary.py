@@ -72,6 +72,30 @@ def _humans(tables: dict, metrics: pd.DataFrame, pooled: bool | None) -> dict[st
     return {"all domains": int(clean["n_human"].min())} if not clean.empty else {}
 
 
+#: fewer test texts of a label than this and a bootstrap interval is a handful of redraws of the same few texts
+MIN_TEST_TEXTS = 10
+
+
+def too_small(metrics: pd.DataFrame, n: int | None = None) -> str | None:
+    """One line when the run's test split holds fewer than :data:`MIN_TEST_TEXTS` human or machine texts (its
+    intervals then claim more than the data holds; ``n``: the run's ``--n``, for the advice); None otherwise."""
+    if "n_human" not in metrics or "n_machine" not in metrics:
+        return None
+    clean = metrics[(metrics["metric"] == "auroc") & (metrics["attack"] == CLEAN)]
+    if "defense" in clean:
+        clean = clean[clean["defense"].fillna(CLEAN) == CLEAN]
+    humans = pd.to_numeric(clean["n_human"], errors="coerce").min()
+    machines = pd.to_numeric(clean["n_machine"], errors="coerce").min()
+    if not (np.isfinite(humans) and np.isfinite(machines)) or min(humans, machines) >= MIN_TEST_TEXTS:
+        return None
+    fix = ""
+    if n and min(humans, machines) > 0:
+        fix = f"; `--n {int(math.ceil(n * MIN_TEST_TEXTS / min(humans, machines) / 10.0) * 10)}` gives enough"
+    return (f"this run tests {int(humans)} human and {int(machines)} machine texts per detector (`--n` counts the "
+            f"texts sampled per label; about half fit the learned detectors): too few for any interval, whose figures "
+            f"are then a handful of redraws of the same texts (at least {MIN_TEST_TEXTS} per label{fix})")
+
+
 def _advice(fpr: float, humans: dict[str, int], n: int | None) -> str:
     need = math.ceil(1 / fpr - 1e-9)
     have = min(humans.values()) if humans else 0
@@ -318,6 +342,9 @@ def _note(metrics, tables, pooled, fprs, resolved, measure, quality, defenses, n
         (" `attacked+D`: the figure under the attack with defense D on every text." if defenses else
          " No defense ran: `--defense normalize` scores every text after the normalizer too."),
     ]
+    small = too_small(metrics, n)
+    if small:
+        lines.append(f"**Too small.** {small[0].upper()}{small[1:]}.")
     under = [f for f in fprs if f not in resolved]
     humans = _humans(tables, metrics, pooled)
     if under:
