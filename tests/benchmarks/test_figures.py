@@ -152,7 +152,13 @@ def test_the_other_figures_carry_units_distinct_lines_and_readable_fonts(tables)
         boxed = [t.get_text() for t in _texts(figs["heatmap"]) if t.get_text().startswith("underpowered")]
         assert boxed == ["underpowered:\nn_human = 8 in a domain\n< 20 needed for FPR 0.05"]
         assert figs["intervals"].axes[0].get_xlabel() == "TPR at FPR 0.05 (0–1; 95% bootstrap interval)"
-        assert figs["cost"].axes[0].get_ylabel() == "wall time per document (ms, log scale)"
+        cost = figs["cost"]
+        assert cost.get_supylabel() == "wall time per document (s, log scale)"
+        assert cost.get_supxlabel() == "input length (words)"  # the unit on the length axis
+        panels = [ax for ax in cost.axes if ax.get_visible()]
+        assert [ax.get_title() for ax in panels] == sorted(ATTACKS)  # one panel per attack, not 4 lines in one
+        ticks = {t.get_text() for ax in panels for t in ax.get_yticklabels() if t.get_text()}
+        assert {"1 ms", "100 µs"} <= ticks and not any("mathdefault" in t for t in ticks)
         for name, fig in figs.items():
             assert fig.get_size_inches()[0] <= PAGE_WIDTH_IN, name
             assert min(t.get_fontsize() for t in _texts(fig)) >= MIN_FONT_PT, name
