@@ -69,7 +69,7 @@ def test_every_figure_is_written_as_png_svg_and_pdf_with_a_caption_each(tables, 
     tables = _few(tables)
     paths = plots.plot_all(tables, tmp_path)
     stems = ["scatter", "triangle", "heatmap_auroc", "heatmap_tpr", "intervals_auroc", "intervals_tpr",
-             "theta_sweep", "cost_vs_length"]
+             "theta_sweep", "cost_vs_length", "roc", "det"]
     assert [p.name for p in paths] == [f"{s}.{f}" for s in stems for f in ("png", "svg", "pdf")] + ["captions.md"]
     magic = {"png": b"\x89PNG", "svg": b"<?xml", "pdf": b"%PDF"}
     for p in paths[:-1]:
@@ -227,3 +227,32 @@ def test_a_run_whose_attacks_do_nothing_draws_and_names_no_attack_as_effective(t
     assert s["fooled_most_by"].isna().all()
     assert [line.split(":")[0] for line in s.attrs["lines"] if "no attack had a measurable effect on" in line] == [
         "- **d**", "- **e**"]
+
+
+def test_roc_and_det_curves_per_detector_and_attack_agree_with_the_tables(tables):
+    from sklearn.metrics import auc
+
+    from humanize.benchmarks.reporting.curves import curve_pairs, curves_figure
+
+    pairs = curve_pairs(tables["scores"])
+    assert list(pairs) == ["d", "e"] and list(pairs["d"]) == ["none", *sorted(ATTACKS)]
+    fig = curves_figure(tables, "roc")
+    try:
+        panels = [ax for ax in fig.axes if ax.get_visible() and ax.get_title()]
+        assert [ax.get_title() for ax in panels] == ["d", "e"]
+        # each curve's area is the run's AUROC for that detector and attack (the humanize protocol's pairing)
+        curves = [line for line in panels[1].get_lines() if line.get_label().startswith("x@0.5 ")]
+        (line,) = curves
+        area = auc(line.get_xdata(), line.get_ydata())
+        want = tables["metrics"].query("detector == 'e' and attack == 'x@0.5' and metric == 'auroc'")["value"].iloc[0]
+        assert area == pytest.approx(want)
+        assert panels[0].get_xlabel() == "FPR (clean human texts)"
+    finally:
+        matplotlib.pyplot.close(fig)
+    det = curves_figure(tables, "det")
+    try:
+        assert [ax.get_ylabel() for ax in det.axes if ax.get_visible() and ax.get_title()][0] == \
+            "FNR (machine texts missed)"
+    finally:
+        matplotlib.pyplot.close(det)
+    assert curves_figure({"metrics": tables["metrics"]}, "roc") is None  # no scores: not drawn

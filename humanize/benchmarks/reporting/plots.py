@@ -10,6 +10,7 @@
 * the θ sweep trade-off (TH-Bench Figure 10): AUROC and meaning preserved vs θ;
 * cost against input length (TH-Bench Figures 14-15);
 * an attack x detector heatmap of AUROC or TPR at FPR 5%, each cell with its 95% interval;
+* ROC and DET curves per detector and attack (:mod:`.curves`);
 * interval plots: AUROC (or TPR) per attack and detector, and its change versus clean,
   as points with 95% bootstrap error bars (paired intervals for the changes), where a
   reader compares detectors and attacks.
@@ -26,11 +27,12 @@ from ._figstyle import COLUMN_WIDTH_IN, FORMATS, PAGE_WIDTH_IN, save, style
 from ._files import write_text
 from ._meaning import meaning_by_attack
 from .report import CLEAN, cost_by_length, figure_matrix, figures_markdown, meaning_measure, meter_name
+from .curves import curves_caption, curves_figure
 from .scatter import scatter_caption, scatter_figure, scatter_points
 
 __all__ = ["FORMATS", "triangle_scores", "underpowered_note", "triangle_figure", "heatmap_figure",
            "intervals_figure", "theta_sweep_figure", "cost_vs_length_figure", "scatter_figure", "plot_scatter",
-           "plot_triangle", "plot_heatmap", "plot_intervals", "plot_theta_sweep", "plot_cost_vs_length",
+           "plot_triangle", "plot_heatmap", "plot_intervals", "plot_theta_sweep", "plot_cost_vs_length", "plot_curves",
            "figure_captions", "plot_all"]
 
 
@@ -440,6 +442,12 @@ def plot_cost_vs_length(tables, out_dir, formats=FORMATS) -> list[Path]:
     return _draw(cost_vs_length_figure(tables), Path(out_dir), "cost_vs_length", formats)
 
 
+def plot_curves(tables, out_dir, formats=FORMATS) -> list[Path]:
+    """The ROC and DET curves per detector and attack (:mod:`.curves`); nothing without a scores table."""
+    return (_draw(curves_figure(tables, "roc"), Path(out_dir), "roc", formats) +
+            _draw(curves_figure(tables, "det"), Path(out_dir), "det", formats))
+
+
 def figure_captions(tables: dict[str, pd.DataFrame], fpr: float = 0.05) -> dict[str, str]:
     """One caption line per figure :func:`plot_all` draws (file stem -> caption); a figure it skips gets
     the reason instead."""
@@ -473,6 +481,9 @@ def figure_captions(tables: dict[str, pd.DataFrame], fpr: float = 0.05) -> dict[
            "cost_vs_length": "Wall time per attacked document (s, log scale) against its input length, one panel "
                              "per attack on shared axes: dots are documents, the red line the mean per 100-token "
                              "bucket (a batch-timed attack gives each document its batch's mean)."}
+    scores = tables.get("scores")
+    if scores is not None and not scores.empty:
+        out["roc"], out["det"] = curves_caption("roc"), curves_caption("det")
     return out
 
 
@@ -490,5 +501,6 @@ def plot_all(tables: dict[str, pd.DataFrame], out_dir, formats=FORMATS) -> list[
     paths += plot_intervals(tables, out, "tpr", formats=formats)
     paths += plot_theta_sweep(tables, out, formats)
     paths += plot_cost_vs_length(tables, out, formats)
+    paths += plot_curves(tables, out, formats)
     paths.append(write_text(out / "captions.md", figures_markdown(figure_captions(tables), folder=None)))
     return paths
