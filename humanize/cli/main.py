@@ -281,7 +281,7 @@ def _cmd_demo(args) -> int:
     _warn_too_small(result.tables, args.n, "demo")
     plots = plot_all(result.tables, out / "plots")
     files = export_report(report, out / "report", figures=figure_captions(result.tables))
-    print(f"\nreport: {out / 'report' / 'report.md'} (+{len(files) - 1} CSV/JSON files); "
+    print(f"\nreport: {out / 'report' / 'report.md'} (+{len(files) - 1} CSV, JSON and LaTeX files); "
           f"plots: {len(plots)} files in {out / 'plots'}; results database: {result.store}")
     print(f"computed this time: {result.work}")
     return 0
@@ -539,7 +539,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(func=func)
     report_p, plot_p = sub.choices["report"], sub.choices["plot"]
     report_p.add_argument("--out", help="folder to export Markdown/CSV/JSON into")
-    report_p.add_argument("--format", nargs="+", default=["md", "csv", "json"], choices=["md", "csv", "json"])
+    report_p.add_argument("--format", nargs="+", default=["md", "csv", "json", "tex"],
+                          choices=["md", "csv", "json", "tex"],
+                          help="md: one report.md; csv, json, tex (LaTeX with booktabs rules): one file per table")
     report_p.add_argument("--fpr", type=_open_fraction, nargs="+", metavar="FPR",
                           help="FPR(s) of the accuracy and attack success tables (default: every FPR of the run)")
     plot_p.add_argument("--out", default=f"{DEFAULT_OUT}/plots", help="folder for the figures")

@@ -600,11 +600,49 @@ def render_markdown(report: dict[str, pd.DataFrame], digits: int = 3, figures: d
     return "\n".join(parts)
 
 
-def export_report(report: dict[str, pd.DataFrame], out_dir: str | Path, formats=("md", "csv", "json"),
+def _latex_label(text) -> str:
+    """A label or text cell for LaTeX before Styler's escaping: each invisible or bidi character written
+    ``[U+202E]`` (ASCII; a TeX engine never sees the character itself)."""
+    from ._escape import _label, is_invisible
+
+    return "".join(f"[{_label(c)}]" if is_invisible(c) else c for c in str(text).replace("\n", " "))
+
+
+def render_latex(table: pd.DataFrame, digits: int = 3, caption: str | None = None) -> str:
+    """One table as LaTeX with booktabs rules (``\\toprule``, ``\\midrule``, ``\\bottomrule``: add
+    ``\\usepackage{booktabs}``), through pandas' Styler: every label and text cell escaped for LaTeX (a label
+    such as ``\\input{...}`` is printed, never run), numbers to ``digits`` places, seconds with their unit."""
+    flat = table.reset_index() if any(n is not None for n in table.index.names) else table
+    flat = with_time_units(flat)
+    flat = flat.map(lambda v: _latex_label(v) if isinstance(v, str) else v)
+    flat.columns = [_latex_label(c) for c in flat.columns]
+    styler = flat.style.format(precision=digits, escape="latex", na_rep="--")
+    styler = styler.format_index(escape="latex", axis=1)
+    if not isinstance(flat.index, pd.RangeIndex):
+        styler = styler.format_index(escape="latex", axis=0)
+    else:
+        styler = styler.hide(axis="index")
+    index = "" if isinstance(flat.index, pd.RangeIndex) else "l" * flat.index.nlevels
+    numeric = "".join("r" if pd.api.types.is_numeric_dtype(flat[c]) and not pd.api.types.is_bool_dtype(flat[c])
+                      else "l" for c in flat.columns)
+    return styler.to_latex(hrules=True, caption=None if caption is None else _latex_escape(caption),
+                           column_format=index + numeric)
+
+
+_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
+          "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+
+
+def _latex_escape(text: str) -> str:
+    """A caption for LaTeX: its special characters printed as themselves."""
+    return "".join(_LATEX.get(c, c) for c in _latex_label(text))
+
+
+def export_report(report: dict[str, pd.DataFrame], out_dir: str | Path, formats=("md", "csv", "json", "tex"),
                   figures: dict[str, str] | None = None) -> list[Path]:
-    """Write the report as Markdown (one file; with ``figures``, a caption line per figure), CSV and JSON
-    (one file per table)."""
-    allowed = {"md", "csv", "json"}
+    """Write the report as Markdown (one file; with ``figures``, a caption line per figure), CSV, JSON and
+    LaTeX (booktabs; one file per table)."""
+    allowed = {"md", "csv", "json", "tex"}
     bad = sorted(set(formats) - allowed)
     if bad:
         raise ValueError(f"unknown report format(s) {bad}; choose from {sorted(allowed)}")
@@ -616,6 +654,8 @@ def export_report(report: dict[str, pd.DataFrame], out_dir: str | Path, formats=
     for name, table in report.items():
         if "csv" in formats:
             written.append(atomic_write(out / f"{name}.csv", table.to_csv))
+        if "tex" in formats:
+            written.append(write_text(out / f"{name}.tex", render_latex(table, caption=name)))
         if "json" in formats:
             written.append(write_text(out / f"{name}.json", json.dumps(
                 json.loads(table.reset_index().to_json(orient="records")), indent=1)))
