@@ -55,3 +55,12 @@ def test_the_report_uses_and_names_the_meaning_read_on_the_text_as_seen(rows):
     # a run stored before the read columns: the raw meter, said so
     raw = rows[[c for c in rows.columns if not c.endswith("_read")]]
     assert meaning_measure(raw)[0] == "rouge_l" and "note" not in quality_table(raw).attrs
+
+
+def test_what_a_reader_sees_changed_is_recorded_whatever_meters_ran(rows):
+    assert rows["changed_read"].tolist() == [0.0, 0.0, 1.0]
+    # a run without the edit-rate meter: the homoglyph's meaning as read is still measured (no change to see)
+    bare = rows.drop(columns=[c for c in rows.columns if "edit_rate" in c])
+    cost = pd.DataFrame({"attack": bare["attack"], "id": range(3), "n_edits": [5, 5, 5]})
+    meaning = meaning_by_attack(bare.assign(id=range(3)), n_boot=0, cost=cost)
+    assert meaning.loc["homoglyph", "measured"] and meaning.loc["zero_width_space", "measured"]

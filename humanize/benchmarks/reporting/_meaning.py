@@ -72,9 +72,12 @@ def meaning_by_attack(quality: pd.DataFrame | None, n_boot: int = 1000, confiden
         lo, hi = mean_interval(meaning.to_numpy(float), n_boot, confidence, [seed, zlib.crc32(str(attack).encode())])
         # a meter that read the text as a person sees it is blind only to changes a person sees: a homoglyph
         # whose text reads exactly as the original keeps its meaning, measured
-        edits_col = "char_edit_rate_read" if measure[0].endswith("_read") and "char_edit_rate_read" in g else \
-            "char_edit_rate"
-        changed = _changed(g, cost, edits_col) & meaning.notna()
+        read = measure[0].endswith("_read")
+        if read and "changed_read" in g and pd.to_numeric(g["changed_read"], errors="coerce").notna().any():
+            changed = (pd.to_numeric(g["changed_read"], errors="coerce") > 0) & meaning.notna()
+        else:
+            edits_col = "char_edit_rate_read" if read and "char_edit_rate_read" in g else "char_edit_rate"
+            changed = _changed(g, cost, edits_col) & meaning.notna()
         blind = bool(changed.any()) and bool(((1.0 - meaning[changed]).abs() <= BLIND_TOLERANCE).all())
         rows[attack] = [meaning.mean(), lo, hi, int(meaning.notna().sum()), edits.mean(), not blind]
     out = pd.DataFrame.from_dict(rows, orient="index", columns=cols)

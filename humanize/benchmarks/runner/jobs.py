@@ -334,7 +334,7 @@ def build_quality_meter(kwargs: dict):
 READ_METERS = ("cosine", "rouge_l", "flesch", "edit_rate")
 READ_SUFFIX = "_read"
 #: the version of the "as read" columns: bump it when what they compute changes
-READ_VERSION = "1"
+READ_VERSION = "2"  # 2: changed_read (whether a reader sees any change)
 
 
 def reader():
@@ -382,6 +382,8 @@ def quality_pairs(meter, pairs: list[tuple[str, str]]) -> list[dict]:
         again = read_meter.score([read_o[i] for i in differ], [read_t[i] for i in differ])
         read.loc[differ, columns] = again[columns].to_numpy()
     table = table.join(read.add_suffix(READ_SUFFIX))
+    # whether a reader sees any change at all: what tells a meter's blind spot from a change no one sees
+    table["changed" + READ_SUFFIX] = [float(read_o[i] != read_t[i]) for i in range(len(pairs))]
     return table.to_dict(orient="records")
 
 
