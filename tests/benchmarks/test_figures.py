@@ -256,3 +256,14 @@ def test_roc_and_det_curves_per_detector_and_attack_agree_with_the_tables(tables
     finally:
         matplotlib.pyplot.close(det)
     assert curves_figure({"metrics": tables["metrics"]}, "roc") is None  # no scores: not drawn
+
+
+def test_a_backfiring_attack_is_never_on_the_attackers_front(tables):
+    # x@0.5 lowers every score in the fixture; make it raise them for detector e instead (a backfire)
+    rows = tables["scores"].copy()
+    up = (rows["attack"] == "x@0.5") & (rows["detector"] == "e")
+    rows.loc[up, "score"] += 3.0
+    metrics = evaluate(rows, fprs=(0.05,), nan_policy="omit", n_boot=100, seed=0)
+    points = scatter_points({**tables, "metrics": metrics, "scores": rows}).set_index(["detector", "attack"])
+    assert points.loc[("e", "x@0.5"), "change"] > 0 and points.loc[("e", "x@0.5"), "effect"]
+    assert not points.loc[("e", "x@0.5"), "pareto"] and points.loc[("d", "x@0.5"), "pareto"]

@@ -54,8 +54,9 @@ def triangle_scores(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
 
     ``auroc_change``: the change in AUROC versus clean, mean over detectors; ``measurable``: the detectors whose
     paired 95% interval lies below 0 (a fall the data shows; without intervals, a negative change), of
-    ``n_detectors``; ``backfires``: those whose interval lies above 0; ``effect``: ``"fall"`` (measurable for
-    some detector), ``"backfire"`` or ``"none"`` (no measurable effect). ``similarity``: meaning preserved, the
+    ``n_detectors``; ``backfires``: those whose interval lies above 0; ``effect``: ``"fall"`` (the mean falls and
+    some detector's fall is measurable), ``"backfire"`` (the mean rises and some detector's rise is measurable) or
+    ``"none"`` (no measurable effect on the mean's side). ``similarity``: meaning preserved, the
     mean of the strongest meaning meter the run computed (:data:`~.report.MEANING_MEASURES`), named in
     ``attrs["quality_measure"]``, NaN where no meter ran or the meter cannot see the attack's change
     (:func:`._meaning.meaning_by_attack`). Radii: ``effectiveness`` = fall / :data:`EFFECT_FULL` (0 for no fall),
@@ -75,7 +76,10 @@ def triangle_scores(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     frame["measurable"] = ((hi < 0) | (no_interval & (change < 0))).sum(axis=1).astype(int)
     frame["backfires"] = ((lo > 0) | (no_interval & (change > 0))).sum(axis=1).astype(int)
     frame["n_detectors"] = change.notna().sum(axis=1).astype(int)
-    frame["effect"] = np.where(frame["measurable"] > 0, "fall", np.where(frame["backfires"] > 0, "backfire", "none"))
+    # the side the mean change lies on decides, where some detector's interval shows a change on that side
+    falls = (frame["measurable"] > 0) & (frame["auroc_change"] < 0)
+    rises = (frame["backfires"] > 0) & (frame["auroc_change"] >= 0)
+    frame["effect"] = np.where(falls, "fall", np.where(rises, "backfire", "none"))
     quality = tables.get("quality")
     meaning = meaning_by_attack(quality, n_boot=0, cost=tables.get("cost"))
     measure = meaning.attrs.get("measure")
@@ -164,7 +168,8 @@ def _polar(ax) -> None:
 def _scale_key(ax, meter: str | None) -> None:
     """The panel that gives every spoke its scale once (the same in every panel and every run)."""
     _polar(ax)
-    ax.set_xticklabels(["fall in\nAUROC", f"meaning\n({meter or 'no meter'})", "s per\ndoc (log)"], fontsize=7)
+    ax.set_xticklabels(["fall in\nAUROC", "meaning\n(0–1)" if meter else "meaning\n(no meter)", "s per\ndoc (log)"],
+                       fontsize=7)
     offsets = (((-4, -3), "right"), ((-1, 4), "right"), ((4, 1), "left"))  # beside each spoke, off the others
     for angle, ticks, (xy, ha) in zip(_ANGLES, (_EFFECT_TICKS, _MEANING_TICKS, _COST_TICKS), offsets):
         for r, label in ticks:
@@ -193,7 +198,7 @@ def triangle_figure(tables):
             vals = row[["effectiveness", "quality", "cost"]].to_numpy(float)
             ok = np.isfinite(vals)
             effective = row["effect"] == "fall"
-            colour = "tab:blue" if effective else "0.45"
+            colour = {"fall": "tab:blue", "backfire": "tab:orange"}.get(row["effect"], "0.45")
             if ok.all():
                 closed_a, closed_r = np.r_[_ANGLES, _ANGLES[:1]], np.r_[vals, vals[:1]]
                 if effective:
@@ -207,12 +212,9 @@ def triangle_figure(tables):
                                 ls="-" if effective else "--")
             ax.plot(_ANGLES[ok], vals[ok], ls="none", marker="o", ms=2.5, color=colour)
             d = row["n_detectors"]
-            if row["effect"] == "fall":
-                said = f"falls for {row['measurable']}/{d}"
-            elif row["effect"] == "backfire":
-                said = f"backfires for {row['backfires']}/{d}"
-            else:
-                said = "no measurable effect"
+            parts = ([f"falls for {row['measurable']}/{d}"] if row["measurable"] else []) + \
+                ([f"backfires for {row['backfires']}/{d}"] if row["backfires"] else [])
+            said = ", ".join(parts) if row["effect"] != "none" or parts else "no measurable effect"
             kept = "not measured" if not np.isfinite(row["similarity"]) else f"{row['similarity']:.3f}"
             ax.set_xticklabels([f"ΔAUROC {row['auroc_change']:+.3f}\n{said}", f"meaning\n{kept}",
                                 f"cost\n{_ms(row['wall_s'])}"], fontsize=7)
@@ -463,8 +465,10 @@ def figure_captions(tables: dict[str, pd.DataFrame], fpr: float = 0.05) -> dict[
                         f"fall in AUROC, mean over detectors (linear, a fall of {EFFECT_FULL:g} at the rim); meaning "
                         f"preserved ({triangle_meaning}) on the meter's own 0–1 scale; wall time per document (log, "
                         f"{COST_SLOW:g} s at the centre, 1 µs at the rim); outward = better for the attacker, each "
-                        "spoke labelled with the raw figure. Grey open outline: no detector's paired 95% interval "
-                        "of the change excludes 0 (no measurable effect). No vertex where a figure was not "
+                        "spoke labelled with the raw figure and how many detectors' paired 95% intervals show a fall "
+                        "or a rise. Blue: the mean falls, measurably for some detector; orange outline: the attack "
+                        "backfires (the mean rises, measurably for some detector); grey outline: no measurable "
+                        "effect. No vertex where a figure was not "
                         "measured (no meaning meter, or one blind to the attack's change)."),
            "heatmap_auroc": "AUROC (0–1) per attack (rows) and detector (columns), 95% bootstrap interval "
                             "under each value.",

@@ -89,7 +89,8 @@ def scatter_points(tables: dict, metric: str = "auroc", fpr: float = 0.05) -> pd
     out["pareto"] = False
     for det, g in out.groupby("detector"):
         usable = g["measured"].to_numpy()
-        front = pareto_front(g["meaning"].where(usable), g["change"].where(g["effect"]))  # a measured fall only
+        # a measured fall only: a change the data cannot tell from 0, or a rise (a backfire), is no attacker's win
+        front = pareto_front(g["meaning"].where(usable), g["change"].where(g["effect"] & (g["change"] < 0)))
         out.loc[g.index, "pareto"] = front
     out.attrs.update(measure=meaning.attrs.get("measure"), metric=metric, fpr=f,
                      meter=meter_name(tables.get("quality"), meaning.attrs.get("measure")))

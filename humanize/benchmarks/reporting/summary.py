@@ -169,14 +169,16 @@ def _inverted(auroc: pd.DataFrame) -> list[str]:
     return out
 
 
-def _meaning(quality: pd.DataFrame | None):
-    from .report import meaning_measure
+def _meaning(quality: pd.DataFrame | None, cost: pd.DataFrame | None = None):
+    """(measure, {attack: mean meaning}), NaN for an attack whose change the meter cannot see (case flips under an
+    uncased encoder: :func:`._meaning.meaning_by_attack`), never a 1.0 it did not measure."""
+    from ._meaning import meaning_by_attack
 
-    measure = meaning_measure(quality)
+    by = meaning_by_attack(quality, n_boot=0, cost=cost)
+    measure = by.attrs.get("measure")
     if measure is None:
         return None, {}
-    means = quality.groupby("attack")[measure[0]].apply(lambda v: pd.to_numeric(v, errors="coerce").mean())
-    return measure, means.to_dict()
+    return measure, by["meaning"].where(by["measured"].astype(bool)).to_dict()
 
 
 def _valid_shares(quality: pd.DataFrame | None) -> dict:
@@ -218,7 +220,7 @@ def summary_table(tables: dict[str, pd.DataFrame], *, n: int | None = None) -> p
     pooled = _pooled(metrics)
     fprs = _fprs(metrics)
     resolved = [f for f in fprs if _rows(metrics, "tpr", f).query("attack == @CLEAN")["value"].notna().any()]
-    measure, meaning = _meaning(quality)
+    measure, meaning = _meaning(quality, cost)
     valid = _valid_shares(quality)
     seconds = _seconds(cost)
     scoring = _scoring_seconds(tables.get("detector_cost"))
@@ -311,7 +313,8 @@ def _note(metrics, tables, pooled, fprs, resolved, measure, quality, defenses, n
         from .report import meter_name
 
         meaning = (f"`meaning`: what that attack kept, {measure[1].removeprefix('1 - ')} (mean over documents, "
-                   f"1 = all; `{measure[0]}`: {meter_name(quality, measure)}); ")
+                   f"1 = all; `{measure[0]}`: {meter_name(quality, measure)}; NaN where the meter cannot see the "
+                   "attack's change); ")
     else:
         meaning = "`meaning`: not measured (the run computed no meaning meter); "
     from .report import run_protocol
