@@ -531,9 +531,12 @@ def _md_safe(frame: pd.DataFrame) -> pd.DataFrame:
     def label(v):
         return tuple(md_text(x) for x in v) if isinstance(v, tuple) else (md_text(v) if isinstance(v, str) else v)
 
-    cols = [col if pd.api.types.is_numeric_dtype(col) else
-            col.astype(object).map(lambda v: md_text(v) if isinstance(v, str) else v)
-            for _, col in frame.items()]
+    def cell(v):  # a text column's missing cell is empty, not "nan" (an attack not named is no attack "nan")
+        if isinstance(v, str):
+            return md_text(v)
+        return "" if v is None or (isinstance(v, float) and np.isnan(v)) else v
+
+    cols = [col if pd.api.types.is_numeric_dtype(col) else col.astype(object).map(cell) for _, col in frame.items()]
     out = pd.concat(cols, axis=1, keys=range(len(cols))) if cols else frame.copy()
     out.columns = frame.columns.map(label)
     out.index = frame.index if isinstance(frame.index, pd.RangeIndex) else frame.index.map(label)
