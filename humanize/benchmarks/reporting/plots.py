@@ -389,8 +389,8 @@ def cost_vs_length_figure(tables):
             ax.set_visible(False)
         fig.supxlabel(f"input length ({unit})", fontsize=8)
         fig.supylabel("wall time per document (s, log scale)", fontsize=8)
-        fig.suptitle("Attack cost against input length: dots = documents, red = mean per 100-"
-                     f"{'token' if unit == 'GPT-2 tokens' else 'word'} bucket", fontsize=8)
+        fig.suptitle("Attack cost against input length: dots = documents, red = mean per length bucket ("
+                     f"up to 200, then per 100 {unit})", fontsize=8)
     return fig
 
 
@@ -483,8 +483,9 @@ def figure_captions(tables: dict[str, pd.DataFrame], fpr: float = 0.05) -> dict[
                            f"bottom) against θ for {', '.join(swept)}; colour: attack, marker: detector."
                            if swept else "Not drawn: the run sweeps no attack over several θ (give --rates)."),
            "cost_vs_length": "Wall time per attacked document (s, log scale) against its input length, one panel "
-                             "per attack on shared axes: dots are documents, the red line the mean per 100-token "
-                             "bucket (a batch-timed attack gives each document its batch's mean)."}
+                             "per attack on shared axes: dots are documents, the red line the mean per length "
+                             "bucket (up to 200, then per 100; a batch-timed attack gives each document its "
+                             "batch's mean)."}
     scores = tables.get("scores")
     if scores is not None and not scores.empty:
         out["roc"], out["det"] = curves_caption("roc"), curves_caption("det")
