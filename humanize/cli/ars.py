@@ -54,19 +54,19 @@ def _compute(args):
     options = dict(by=tuple(args.by), threshold=args.threshold, max_per_class=args.max_per_class or None)
     specs = [_parse_spec(d) for d in args.detector or []]
     if args.db:
-        from humanize.benchmarks.runner.config import DetectorSpec
+        from humanize.cli.main import detector_spec
 
-        dets = [DetectorSpec(n, p) for n, p in specs] or None
+        dets = [detector_spec(n, p) for n, p in specs] or None
         extra = {k: getattr(args, k) for k in ("fpr", "n_boot") if getattr(args, k) is not None}
         if args.per_domain:
             extra["per_domain"] = True
         return reliance_for_run(args.db, args.run, dets, **options, **extra)
-    from humanize import detectors
+    from humanize.cli.main import detector_spec
 
     rows = _rows(args)
     results = []
     for name, params in specs:
-        det = detectors.get(name, **params)
+        det = detector_spec(name, params).build()
         results.append(artifact_reliance(det, rows, fpr=0.05 if args.fpr is None else args.fpr,
                                          per_domain=args.per_domain, n_boot=1000 if args.n_boot is None
                                          else args.n_boot, seed=args.seed, **options))

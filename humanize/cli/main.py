@@ -37,6 +37,24 @@ def _parse_spec(text: str) -> tuple[str, dict]:
     return head.strip(), params
 
 
+def detector_spec(name: str, params: dict):
+    """The DetectorSpec a ``--detector`` argument names. An import path to a plain function
+    (``my_scorers:comma_rate``, a ``list[str] -> scores`` callable in a module or a ``--plugin`` file) is the
+    function detector of that function, ``function:fn=my_scorers:comma_rate``, labelled by the function's name."""
+    from humanize._registry import import_object, is_import_path
+    from humanize.benchmarks.runner.config import DetectorSpec
+
+    if is_import_path(name):
+        try:
+            target = import_object(name, "detector")
+        except Exception:  # noqa: BLE001 - any failure is reported by the run's own check, in its words
+            target = None
+        if callable(target) and not isinstance(target, type):
+            label = params.pop("name", None) or getattr(target, "__name__", None) or "function"
+            return DetectorSpec("function", {"fn": name, "name": label, **params})
+    return DetectorSpec(name, params)
+
+
 def terminal_table(table: pd.DataFrame) -> pd.DataFrame:
     """``table`` with every label and text cell through the terminal's escaping
     (:func:`humanize.benchmarks.reporting._escape.terminal_text`): an escape sequence in a label is
@@ -66,11 +84,12 @@ def terminal_table(table: pd.DataFrame) -> pd.DataFrame:
 
 def _print_tables(report: dict[str, pd.DataFrame]) -> None:
     from humanize.benchmarks.reporting._escape import terminal_text
+    from humanize.benchmarks.reporting.report import with_time_units
 
     with pd.option_context("display.width", 200, "display.max_columns", 40, "display.float_format", "{:.3f}".format):
         for name, table in report.items():
             print(f"\n== {terminal_text(name)}")
-            print(terminal_table(table).to_string())
+            print(terminal_table(with_time_units(table)).to_string(index=not isinstance(table.index, pd.RangeIndex)))
             for line in table.attrs.get("lines", ()):  # the summary's explanation and underpowered advice
                 print(f"  {terminal_text(line)}")
 
@@ -106,7 +125,7 @@ def _config_from_args(args):
                           f"{args.config}", file=sys.stderr)
                 spec.rates = args.rates
     if args.detector:
-        cfg.detectors = [DetectorSpec(n, p) for n, p in map(_parse_spec, args.detector)]
+        cfg.detectors = [detector_spec(n, p) for n, p in map(_parse_spec, args.detector)]
     if args.defense:
         cfg.defenses = [DefenseSpec(n, p) for n, p in map(_parse_spec, args.defense)]
     for field in ("n", "seed", "device", "db", "batch_size", "executor", "ray_address", "max_retries"):
@@ -176,7 +195,8 @@ def _cmd_run(args) -> int:
     if result.failures:
         print(f"{len(result.failures)} document(s) failed and are left out of the tables (a rerun retries them); "
               f"first: {result.failures[0].job}: {result.failures[0].error}", file=sys.stderr)
-    _print_tables(build_report(result.tables))
+    _print_tables(build_report(result.tables, n=cfg.n))
+    _warn_too_small(result.tables, cfg.n, "run")
     return 0
 
 
@@ -258,12 +278,22 @@ def _cmd_demo(args) -> int:
         return 2
     report = build_report(result.tables, n=args.n)
     _print_tables(report)
+    _warn_too_small(result.tables, args.n, "demo")
     plots = plot_all(result.tables, out / "plots")
     files = export_report(report, out / "report", figures=figure_captions(result.tables))
-    print(f"\nreport: {out / 'report' / 'report.md'} (+{len(files) - 1} CSV/JSON files); "
+    print(f"\nreport: {out / 'report' / 'report.md'} (+{len(files) - 1} CSV, JSON and LaTeX files); "
           f"plots: {len(plots)} files in {out / 'plots'}; results database: {result.store}")
     print(f"computed this time: {result.work}")
     return 0
+
+
+def _warn_too_small(tables: dict, n, command: str) -> None:
+    """One line on standard error when the run's test split is too small for any interval."""
+    from humanize.benchmarks.reporting.summary import too_small
+
+    line = too_small(tables["metrics"], n if isinstance(n, int) else None)
+    if line:
+        print(f"humanize-bench {command}: warning: {line.replace('`', '')}", file=sys.stderr)
 
 
 def _demo_banner(cfg, n: int) -> str:
@@ -451,8 +481,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="rule-based and two small-budget model-based attacks vs offline detectors on "
                                     "the embedded demo set, with a summary, report and plots (offline, CPU)")
     p.add_argument("--n", type=_int_at_least(2), default=40,
-                   help="machine texts (and as many human texts); default 40 (half test: 20 human test texts "
-                        "resolve TPR at 5%% FPR pooled over domains; 1%% needs --n 200)")
+                   help="texts sampled per label: N machine and N human; about half of each are test texts (the "
+                        "rest fit the learned detectors); default 40 (20 human test texts resolve TPR at 5%% FPR "
+                        "pooled over domains; 1%% needs --n 200); below about 20 a warning says no interval holds")
     p.add_argument("--per-domain", action="store_true",
                    help="calibrate thresholds per domain (RAID's protocol) instead of pooled over the two "
                         "domains; 5%% FPR then needs about --n 100")
@@ -475,7 +506,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rates", type=float, nargs="+", metavar="θ",
                    help="θ values: a sweep for every attack (not pipelines: their steps carry their own θ)")
     p.add_argument("--detector", action="append", metavar="NAME[:K=V,...]", help="detector (repeatable)")
-    p.add_argument("--n", type=int, help="machine texts (and as many human texts)")
+    p.add_argument("--n", type=int, help="texts sampled per label: N machine and N human, about half of each held out "
+                                         "as test texts (the rest fit the learned detectors)")
     p.add_argument("--seed", type=int)
     p.add_argument("--device", help="cpu, cuda, cuda:1 ... (default: CUDA when present)")
     p.add_argument("--batch-size", dest="batch_size", type=int)
@@ -507,7 +539,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(func=func)
     report_p, plot_p = sub.choices["report"], sub.choices["plot"]
     report_p.add_argument("--out", help="folder to export Markdown/CSV/JSON into")
-    report_p.add_argument("--format", nargs="+", default=["md", "csv", "json"], choices=["md", "csv", "json"])
+    report_p.add_argument("--format", nargs="+", default=["md", "csv", "json", "tex"],
+                          choices=["md", "csv", "json", "tex"],
+                          help="md: one report.md; csv, json, tex (LaTeX with booktabs rules): one file per table")
     report_p.add_argument("--fpr", type=_open_fraction, nargs="+", metavar="FPR",
                           help="FPR(s) of the accuracy and attack success tables (default: every FPR of the run)")
     plot_p.add_argument("--out", default=f"{DEFAULT_OUT}/plots", help="folder for the figures")

@@ -24,17 +24,16 @@ def _fail(sub: str, err) -> int:
 
 
 def _cmd_detect(args) -> int:
-    from humanize import detectors
     from humanize._plugins import load_plugins
     from humanize.benchmarks.runner.executors import get_executor
     from humanize.benchmarks.runner.raid_detect import detect_file
-    from humanize.cli.main import _expected_errors, _parse_spec, _quiet_model_loading
+    from humanize.cli.main import _expected_errors, _parse_spec, _quiet_model_loading, detector_spec
 
     _quiet_model_loading()
     try:
         load_plugins(args.plugin or [])
         name, params = _parse_spec(args.detector)
-        detector = detectors.get(name, **params)
+        detector = detector_spec(name, params).build()  # a class, a registry name or a plain function
         options = {"address": args.ray_address} if args.executor == "ray" else {}
         executor = get_executor(args.executor or "local", **options)
         try:

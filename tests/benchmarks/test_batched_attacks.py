@@ -3,6 +3,8 @@ batch's requests together; each row gets its share of the batch's time and says 
 
 from __future__ import annotations
 
+import pandas as pd
+
 import pytest
 
 from humanize.attacks import Blend, Pipeline, get
@@ -200,5 +202,37 @@ def test_the_run_records_each_detectors_scoring_seconds_per_text(tmp_path):
     assert (summary["score_s_per_text"] >= 0).all() and "score_s_per_text" in summary.attrs["note"]
     again = run(cfg, progress=False).tables["detector_cost"].set_index("detector")
     assert (again["texts_scored"] == 0).all() and (again["texts_cached"] == table["texts_scored"]).all()
-    assert again["s_per_text"].isna().all()
+    # every score's cost was stored with it: the cached rerun reports what the cold run measured, exactly
+    measured = ["texts_timed", "wall_s", "cpu_s", "s_per_text", "s_per_text_shared", "cpu_s_per_text", "warmup_s"]
+    assert (again["texts_timed"] == table["texts_scored"]).all()
+    pd.testing.assert_frame_equal(again[measured], table[measured])
+    cold, cached = build_report(first), build_report(run(cfg, progress=False).tables)
+    pd.testing.assert_frame_equal(cached["detector_cost"][measured], cold["detector_cost"][measured])
+    pd.testing.assert_series_equal(cached["summary"]["score_s_per_text"], cold["summary"]["score_s_per_text"])
+    pd.testing.assert_frame_equal(cached["cost"], cold["cost"])
     assert "detector_cost" in build_report(again.reset_index().pipe(lambda t: {**first, "detector_cost": t}))
+
+
+def test_detectors_sharing_one_forward_pass_are_named_and_share_its_seconds():
+    from humanize.benchmarks.runner.engine import _attribute_shared_passes, detector_cost_row
+    from humanize.detectors.metric import LogLikelihood, LogRank
+    from humanize.detectors.surface import SurfaceProbe
+
+    detectors = {"log_likelihood": LogLikelihood(), "log_rank": LogRank(),
+                 "log_rank:max_tokens=64": LogRank(max_tokens=64), "surface_probe": SurfaceProbe()}
+
+    def costs(s):  # two texts, each s seconds
+        return [{"wall_s": s, "cpu_s": s, "warmup_s": None}] * 2
+
+    # the first pays the pass (0.3 s per text), the second reads it from the cache (0.01 s)
+    rows = [detector_cost_row("log_likelihood", costs(0.3), 2, 0), detector_cost_row("log_rank", costs(0.01), 2, 0),
+            detector_cost_row("log_rank:max_tokens=64", costs(0.2), 2, 0),
+            detector_cost_row("surface_probe", costs(0.001), 2, 0)]
+    _attribute_shared_passes(rows, detectors)
+    by = {r["detector"]: r for r in rows}
+    assert by["log_likelihood"]["shared_with"] == "log_rank" and by["log_rank"]["shared_with"] == "log_likelihood"
+    assert by["log_likelihood"]["s_per_text_shared"] == by["log_rank"]["s_per_text_shared"] == pytest.approx(0.155)
+    assert by["log_likelihood"]["s_per_text"] == pytest.approx(0.3)  # what it paid, beside its share
+    # another max_tokens is another pass; a detector with no LM pass shares nothing
+    for alone in ("log_rank:max_tokens=64", "surface_probe"):
+        assert by[alone]["shared_with"] == "" and by[alone]["s_per_text_shared"] == by[alone]["s_per_text"]

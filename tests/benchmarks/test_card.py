@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from humanize.benchmarks.reporting.card import MIN_LOSS, _defense_rows, robustness_cards, write_cards
+from humanize.benchmarks.reporting.card import MIN_LOSS, _defense_rows, robustness_cards, unmeasured_attacks, write_cards
 from humanize.benchmarks.reporting.card_render import fmt_ci
 from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfig
 from humanize.benchmarks.reporting.documents import run_documents
@@ -114,9 +114,10 @@ def test_the_mean_over_attacks_is_the_mean_of_each_attacks_figure(stored):
 def test_effectiveness_per_unit_of_quality_loss_is_the_auroc_drop_over_mean_cosine_loss(stored):
     db, result = stored
     quality = result.tables["quality"]
-    loss = (1 - quality["cosine"]).groupby(quality["attack"]).mean()
+    # the cosine on the texts as a reader sees them (issue #34): a homoglyph's loss is not the bytes'
+    loss = (1 - quality["cosine_read"]).groupby(quality["attack"]).mean()
     for det, card in robustness_cards(db).items():
-        assert card.quality_measure.endswith("(cosine)")
+        assert card.quality_measure.endswith("on the text as read (normalized) (cosine_read)")
         auroc = _auroc(result.metrics, det)["value"]
         eff = card.efficiency.set_index("attack")
         assert set(eff.index) == set(auroc.index) - {"none"}
@@ -140,9 +141,9 @@ def test_every_attack_carries_its_meaning_and_swap_validity_beside_its_figures(s
     quality = result.tables["quality"]
     card = robustness_cards(db)["tfidf_lr"]
     v = card.validity
-    assert v.attrs["measure"][0] == "cosine"
+    assert v.attrs["measure"][0] == "cosine_read"
     for attack, g in quality.groupby("attack"):
-        assert v.loc[attack, "meaning"] == pytest.approx(g["cosine"].mean())
+        assert v.loc[attack, "meaning"] == pytest.approx(g["cosine_read"].mean())
         if g["swaps"].sum():  # pooled: sum of counts over sum of swaps
             assert v.loc[attack, "share_non_word"] == pytest.approx(g["swap_non_word"].sum() / g["swaps"].sum())
     # homoglyphs and zero-width characters make every swapped word a non-word: neither valid nor invalid
@@ -152,7 +153,7 @@ def test_every_attack_carries_its_meaning_and_swap_validity_beside_its_figures(s
     assert v.loc["mean over attacks", "share_non_word"] == pytest.approx(pooled["swap_non_word"] / pooled["swaps"])
     md = card.to_markdown()
     header = next(line for line in md.splitlines() if line.startswith("| attack | AUROC"))
-    assert header.endswith("| meaning preserved (cosine) | valid swaps | WordNet-valid | invalid swaps |")
+    assert header.endswith("| meaning preserved (cosine_read) | valid swaps | WordNet-valid | invalid swaps |")
     row = next(line for line in md.splitlines() if line.startswith("| homoglyph | "))
     assert row.endswith(f"| {v.loc['homoglyph', 'meaning']:.3f} | 0.0% | 0.0% | 0.0% |")
     # issue #33: "valid swaps" = WordNet-valid and fitting their sentence (the context meter ran in this run)
@@ -183,7 +184,7 @@ def test_every_attack_carries_its_meaning_and_swap_validity_beside_its_figures(s
     assert "fit their sentence under the perplexity meter's language model" in md
     assert "strongest meaning meter" in md and "| drop per unit loss | documents | valid swaps |" in md
     assert "; word swaps valid " in md  # beside the worst attack too
-    assert ("<th>meaning preserved (cosine)</th><th>valid swaps</th><th>WordNet-valid</th><th>invalid swaps</th>"
+    assert ("<th>meaning preserved (cosine_read)</th><th>valid swaps</th><th>WordNet-valid</th><th>invalid swaps</th>"
             in card.to_html())
 
 
@@ -227,13 +228,24 @@ def test_a_quality_loss_the_meter_cannot_see_is_not_measured_rather_than_free(st
     blind = {a for a, g in quality[changed].groupby("attack") if (g["cosine"] >= 1 - 1e-6).all()}
     # MiniLM's tokenizer drops zero-width characters and whitespace: cosine 1 on texts these attacks changed
     assert {"zero_width_space", "whitespace@0.2"} <= blind and "homoglyph" not in blind
+    # read as a person sees them (issue #34) those texts are the originals: meaning kept, and measured so
+    assert quality.loc[quality["attack"] == "zero_width_space", "cosine_read"].to_numpy() == pytest.approx(1, abs=1e-6)
+    assert (quality.loc[quality["attack"] == "zero_width_space", "changed_read"] == 0).all()
+    read = unmeasured_attacks(quality, cost)
+    assert not set(read) & {"zero_width_space", "homoglyph"}
+    # the blind spot itself, on the raw meter: a run stored before the read columns
+    raw = quality[[c for c in quality.columns if not c.endswith("_read")]]
+    assert set(unmeasured_attacks(raw, cost)) == blind
+    # strip_format deletes line breaks a reader sees, and the encoder does not: a blind spot as read too
+    blind = set(read)
+    assert blind == {"strip_format"}
     card = robustness_cards(db)["tfidf_lr"]
     assert set(card.unmeasured) == blind
     assert not card.efficiency.set_index("attack").loc[sorted(blind), "measured"].any()
     md = card.to_markdown()
     lines = md.splitlines()
     eff = lines.index(next(line for line in lines if line.startswith("| attack | AUROC drop")))
-    row = next(line for line in lines[eff:] if line.startswith("| zero_width_space | "))
+    row = next(line for line in lines[eff:] if line.startswith("| strip_format | "))
     assert row.split(" | ")[2] == "not measured"  # the quality loss column
     assert "a blind spot of the meter, not a free attack" in md
     free = [line for line in lines if line.startswith("Lowering the AUROC without a measurable quality loss")]

@@ -69,7 +69,7 @@ def test_every_figure_is_written_as_png_svg_and_pdf_with_a_caption_each(tables, 
     tables = _few(tables)
     paths = plots.plot_all(tables, tmp_path)
     stems = ["scatter", "triangle", "heatmap_auroc", "heatmap_tpr", "intervals_auroc", "intervals_tpr",
-             "theta_sweep", "cost_vs_length"]
+             "theta_sweep", "cost_vs_length", "roc", "det"]
     assert [p.name for p in paths] == [f"{s}.{f}" for s in stems for f in ("png", "svg", "pdf")] + ["captions.md"]
     magic = {"png": b"\x89PNG", "svg": b"<?xml", "pdf": b"%PDF"}
     for p in paths[:-1]:
@@ -84,7 +84,7 @@ def test_every_figure_is_written_as_png_svg_and_pdf_with_a_caption_each(tables, 
     # the report carries one caption line per figure
     export_report(build_report({"metrics": tables["metrics"]}), tmp_path / "report", figures=captions)
     md = (tmp_path / "report" / "report.md").read_text()
-    assert md.count("\n- `") == len(stems) and "## figures" in md and "Hollow markers (upper_lower)" in md
+    assert md.count("\n- `") == len(stems) and "## figures" in md and "Dotted lines (upper_lower)" in md
     with pytest.raises(ValueError, match="unknown plot format 'gif'"):
         plots.plot_theta_sweep(tables, tmp_path, formats=("gif",))
 
@@ -100,7 +100,7 @@ def test_the_scatter_has_real_axes_a_log_colour_bar_and_the_pareto_front(tables)
     fig = plots.scatter_figure(tables, points=points)
     try:
         assert fig.get_supxlabel().startswith("meaning preserved (cosine")
-        assert fig.get_supylabel() == "change in AUROC (attacked − clean)"
+        assert fig.get_supylabel() == "change in AUROC (attacked − clean; asinh scale)"
         panels = [ax for ax in fig.axes if ax.get_title()]
         assert [ax.get_title().split(" (")[0] for ax in panels] == ["d", "e"]
         (bar,) = [ax for ax in fig.axes if ax.get_ylabel().startswith("wall time")]
@@ -108,12 +108,25 @@ def test_the_scatter_has_real_axes_a_log_colour_bar_and_the_pareto_front(tables)
         fronts = [line for ax in panels for line in ax.get_lines() if line.get_label() == "Pareto front"]
         assert len(fronts) == 2 and fronts[0].get_color() == "tab:red"
         legend = [t.get_text() for t in fig.legends[0].get_texts()]
-        assert legend == ["Pareto front (attacker)", "attack", "meaning not measured (meter blind to the change)"]
+        assert legend == ["Pareto front (attacker)", "attack", "no measurable effect (interval includes 0)",
+                          "meaning not measured (meter blind to the change)"]
+        # fixed scales, whatever the run: x from -0.1 to 1, y from -1 to 1, colour from 1 µs to 10 s
+        assert panels[0].get_xlim()[0] == pytest.approx(-0.1) and panels[0].get_ylim() == pytest.approx((-1.05, 1.05))
+        assert (bar.get_ylim()[0], bar.get_ylim()[1]) == pytest.approx((1e-6, 10.0))
+        # upper_lower's meaning is not measured: no point at a guessed meaning, a dotted line at its change
+        from matplotlib.collections import PathCollection
+
+        offsets = np.vstack([c.get_offsets() for ax in panels for c in ax.collections
+                             if isinstance(c, PathCollection) and len(c.get_offsets())])
+        assert len(offsets) == 2 * 3  # three attacks with a measured meaning per panel
+        dotted = [line for ax in panels for line in ax.get_lines() if line.get_linestyle() == ":"]
+        assert sorted(line.get_ydata()[0] for line in dotted) == pytest.approx(
+            sorted(points.loc[points["attack"] == "upper_lower", "change"]))
         assert fig.get_size_inches()[0] <= PAGE_WIDTH_IN
         assert min(t.get_fontsize() for t in _texts(fig)) >= MIN_FONT_PT
     finally:
         matplotlib.pyplot.close(fig)
-    assert "Hollow markers (upper_lower)" in plots.figure_captions(tables)["scatter"]
+    assert "Dotted lines (upper_lower)" in plots.figure_captions(tables)["scatter"]
     assert pareto_front([0.9, 0.8, 0.95, np.nan], [-0.1, -0.2, 0.0, -1.0]).tolist() == [True, True, True, False]
     assert pareto_front([0.9, 0.9], [-0.1, 0.0]).tolist() == [True, False]
 
@@ -133,12 +146,19 @@ def test_the_other_figures_carry_units_distinct_lines_and_readable_fonts(tables)
         assert [t.get_text() for t in figs["theta"].legends[0].get_texts()] == ["x · d", "x · e", "x: meaning"]
         assert "wall time" in " ".join(t.get_text() for t in _texts(figs["triangle"]))
         assert "ms/doc" in " ".join(t.get_text() for t in _texts(figs["triangle"]))  # raw values on the radar
+        assert "µs/doc" in " ".join(t.get_text() for t in _texts(figs["triangle"]))  # 100 µs, not 0.000
         heat = figs["heatmap"].axes
         assert heat[0].get_xlabel() == "detector" and heat[1].get_ylabel() == "TPR at FPR 0.05 (0–1)"
         boxed = [t.get_text() for t in _texts(figs["heatmap"]) if t.get_text().startswith("underpowered")]
         assert boxed == ["underpowered:\nn_human = 8 in a domain\n< 20 needed for FPR 0.05"]
         assert figs["intervals"].axes[0].get_xlabel() == "TPR at FPR 0.05 (0–1; 95% bootstrap interval)"
-        assert figs["cost"].axes[0].get_ylabel() == "wall time per document (ms, log scale)"
+        cost = figs["cost"]
+        assert cost.get_supylabel() == "wall time per document (s, log scale)"
+        assert cost.get_supxlabel() == "input length (words)"  # the unit on the length axis
+        panels = [ax for ax in cost.axes if ax.get_visible()]
+        assert [ax.get_title() for ax in panels] == sorted(ATTACKS)  # one panel per attack, not 4 lines in one
+        ticks = {t.get_text() for ax in panels for t in ax.get_yticklabels() if t.get_text()}
+        assert {"1 ms", "100 µs"} <= ticks and not any("mathdefault" in t for t in ticks)
         for name, fig in figs.items():
             assert fig.get_size_inches()[0] <= PAGE_WIDTH_IN, name
             assert min(t.get_fontsize() for t in _texts(fig)) >= MIN_FONT_PT, name
@@ -155,3 +175,95 @@ def test_a_meter_that_reads_no_loss_on_changed_text_is_not_measuring():
     assert m["measured"].to_dict() == {"a": False, "b": True, "c": True}  # c changed nothing: nothing to miss
     assert m.loc["b", "meaning"] == pytest.approx(0.95) and m.loc["b", "lo"] <= 0.95 <= m.loc["b", "hi"]
     assert meaning_by_attack(q, n_boot=50).equals(m)  # the interval's draws are seeded
+
+
+def test_the_triangle_scales_are_fixed_and_a_weak_run_draws_its_attacks_weak(tables):
+    scores = plots.triangle_scores(tables)
+    # a fall of 0.5 in AUROC reaches the rim; a run's weakest attack is not stretched to it
+    assert scores.loc["x@0.1", "effectiveness"] == pytest.approx(-scores.loc["x@0.1", "auroc_change"] / 0.5)
+    assert scores["effectiveness"].max() < 1
+    # meaning on the meter's own scale, not min-max; not measured where the meter is blind
+    assert scores.loc["x@0.5", "quality"] == pytest.approx(scores.loc["x@0.5", "similarity"])
+    assert np.isnan(scores.loc["upper_lower", "quality"])
+    # cost: log seconds from 10 s (0) to 1 µs (1): 1 ms is 4/7 of the way
+    assert scores.loc["homoglyph", "cost"] == pytest.approx(4 / 7)
+    # the same attack scores the same radii in a run with other attacks
+    alone = plots.triangle_scores({k: t[t["attack"].isin(["none", "x@0.1"])] for k, t in tables.items()})
+    assert alone.loc["x@0.1", ["effectiveness", "quality", "cost"]].tolist() == pytest.approx(
+        scores.loc["x@0.1", ["effectiveness", "quality", "cost"]].tolist())
+
+
+def _no_effect(tables) -> dict:
+    """The fixture's run with every attacked score set to its clean score: no attack changes anything."""
+    rows = tables["scores"].copy()
+    clean = rows[rows["attack"] == "none"].set_index(["detector", "id"])["score"]
+    keys = pd.MultiIndex.from_frame(rows[["detector", "id"]])
+    rows["score"] = clean.reindex(keys).to_numpy()
+    metrics = evaluate(rows, fprs=(0.05,), nan_policy="omit", n_boot=100, seed=0)
+    return {**tables, "metrics": metrics, "scores": rows}
+
+
+def test_a_run_whose_attacks_do_nothing_draws_and_names_no_attack_as_effective(tables):
+    from matplotlib.collections import PolyCollection
+    from matplotlib.patches import Polygon
+
+    from humanize.benchmarks.reporting.summary import summary_table
+
+    nothing = _no_effect(tables)
+    scores = plots.triangle_scores(nothing)
+    assert (scores["effect"] == "none").all() and (scores["effectiveness"] == 0).all()
+    fig = plots.triangle_figure(nothing)
+    try:
+        filled = [p for ax in fig.axes for p in ax.patches if isinstance(p, Polygon)]
+        filled += [c for ax in fig.axes for c in ax.collections if isinstance(c, PolyCollection)]
+        assert not filled  # no attack's triangle is filled as an effective one
+        titles = [ax.get_title() for ax in fig.axes if ax.get_visible() and ax.get_title()][1:]
+        assert len(titles) == 4 and all(t.endswith("(no measurable effect)") for t in titles)
+    finally:
+        matplotlib.pyplot.close(fig)
+    points = scatter_points(nothing)
+    assert not points["effect"].any() and not points["pareto"].any()
+    s = summary_table(nothing)
+    assert s["fooled_most_by"].isna().all()
+    assert [line.split(":")[0] for line in s.attrs["lines"] if "no attack had a measurable effect on" in line] == [
+        "- **d**", "- **e**"]
+
+
+def test_roc_and_det_curves_per_detector_and_attack_agree_with_the_tables(tables):
+    from sklearn.metrics import auc
+
+    from humanize.benchmarks.reporting.curves import curve_pairs, curves_figure
+
+    pairs = curve_pairs(tables["scores"])
+    assert list(pairs) == ["d", "e"] and list(pairs["d"]) == ["none", *sorted(ATTACKS)]
+    fig = curves_figure(tables, "roc")
+    try:
+        panels = [ax for ax in fig.axes if ax.get_visible() and ax.get_title()]
+        assert [ax.get_title() for ax in panels] == ["d", "e"]
+        # each curve's area is the run's AUROC for that detector and attack (the humanize protocol's pairing)
+        curves = [line for line in panels[1].get_lines() if line.get_label().startswith("x@0.5 ")]
+        (line,) = curves
+        area = auc(line.get_xdata(), line.get_ydata())
+        want = tables["metrics"].query("detector == 'e' and attack == 'x@0.5' and metric == 'auroc'")["value"].iloc[0]
+        assert area == pytest.approx(want)
+        assert panels[0].get_xlabel() == "FPR (clean human texts)"
+    finally:
+        matplotlib.pyplot.close(fig)
+    det = curves_figure(tables, "det")
+    try:
+        assert [ax.get_ylabel() for ax in det.axes if ax.get_visible() and ax.get_title()][0] == \
+            "FNR (machine texts missed)"
+    finally:
+        matplotlib.pyplot.close(det)
+    assert curves_figure({"metrics": tables["metrics"]}, "roc") is None  # no scores: not drawn
+
+
+def test_a_backfiring_attack_is_never_on_the_attackers_front(tables):
+    # x@0.5 lowers every score in the fixture; make it raise them for detector e instead (a backfire)
+    rows = tables["scores"].copy()
+    up = (rows["attack"] == "x@0.5") & (rows["detector"] == "e")
+    rows.loc[up, "score"] += 3.0
+    metrics = evaluate(rows, fprs=(0.05,), nan_policy="omit", n_boot=100, seed=0)
+    points = scatter_points({**tables, "metrics": metrics, "scores": rows}).set_index(["detector", "attack"])
+    assert points.loc[("e", "x@0.5"), "change"] > 0 and points.loc[("e", "x@0.5"), "effect"]
+    assert not points.loc[("e", "x@0.5"), "pareto"] and points.loc[("d", "x@0.5"), "pareto"]

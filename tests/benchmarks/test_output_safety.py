@@ -152,3 +152,16 @@ def test_markdown_escaping_keeps_a_table_cell_one_cell_and_marks_what_cannot_be_
     assert row.replace("\\|", "").count("|") == 3  # two cells, however many pipes the label holds
     assert _escape.html_text("x\u202ey\n") == 'x<span class="inv" title="U+202E RIGHT-TO-LEFT OVERRIDE">U+202E</span>y\n'
     assert _visible("a\u202eb\u200bc\n") == "a\u27e8U+202E\u27e9b⟨ZW⟩c⏎"
+
+
+def test_the_latex_tables_print_a_label_as_text_never_as_a_command(hostile, tmp_path):
+    from humanize.benchmarks.reporting.report import render_latex
+
+    paths = export_report(build_report(hostile[1].tables), tmp_path, ("tex",))
+    tex = (tmp_path / "auroc.tex").read_text()
+    assert {p.suffix for p in paths} == {".tex"} and "\\toprule" in tex and "\\bottomrule" in tex  # booktabs
+    assert RLO not in tex and LRI not in tex and "[U+202E]" in tex  # invisible characters marked in ASCII
+    table = pd.DataFrame({"score": [0.5]}, index=pd.Index(["\\input{/etc/passwd}_$&%#"], name="attack"))
+    out = render_latex(table, caption="a_b\\def")
+    assert "\\input{" not in out and "\\textbackslash input\\{/etc/passwd\\}\\_\\$\\&\\%\\#" in out
+    assert "\\caption{a\\_b\\textbackslash{}def}" in out

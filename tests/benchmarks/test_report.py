@@ -32,9 +32,9 @@ def metrics():
 
 def test_report_tables_carry_intervals_sample_sizes_and_flags(metrics):
     report = build_report({"metrics": metrics})
-    assert list(report)[:6] == ["summary", "accuracy_at_fpr_0.1", "accuracy_at_fpr_0.05", "auroc",
+    assert list(report)[:6] == ["summary", "tpr_at_fpr_0.1", "tpr_at_fpr_0.05", "auroc",
                                 "attack_success_rate_at_fpr_0.1", "attack_success_rate_at_fpr_0.05"]
-    acc = report["accuracy_at_fpr_0.05"]
+    acc = report["tpr_at_fpr_0.05"]
     for col in ("tpr", "tpr_lo", "tpr_hi", "delta_tpr", "delta_tpr_lo", "delta_tpr_hi", "achieved_fpr",
                 "reached", "underpowered", "tpr_at_achieved_fpr", "n_human", "n_machine", "n_dropped_nan"):
         assert col in acc.columns, col
@@ -43,7 +43,7 @@ def test_report_tables_carry_intervals_sample_sizes_and_flags(metrics):
     assert d["n_dropped_nan"] == 2 and d["n_machine"] == 38
     assert not e["underpowered"] and e["reached"] and e["tpr_lo"] <= e["tpr"] <= e["tpr_hi"]
     assert e["achieved_fpr"] == pytest.approx(1 / 30) and e["delta_tpr_lo"] <= e["delta_tpr"] <= e["delta_tpr_hi"]
-    ten = report["accuracy_at_fpr_0.1"].loc[("d", "x")]
+    ten = report["tpr_at_fpr_0.1"].loc[("d", "x")]
     assert ten["reached"] and not ten["underpowered"] and ten["tpr_lo"] <= ten["tpr"] <= ten["tpr_hi"]
     au = report["auroc"]
     assert au.index[0] == ("none", "d")
@@ -53,9 +53,9 @@ def test_report_tables_carry_intervals_sample_sizes_and_flags(metrics):
     asr = report["attack_success_rate_at_fpr_0.1"]
     assert "none" not in asr.index.get_level_values("attack")
     assert {"asr", "asr_lo", "asr_hi", "n_pairs", "achieved_fpr", "n_human", "n_dropped_nan"} <= set(asr.columns)
-    assert report["accuracy_at_fpr_0.05"].attrs["about"].count("B = 200") == 1
+    assert report["tpr_at_fpr_0.05"].attrs["about"].count("B = 200") == 1
     # one FPR on request (the CLI's --fpr)
-    assert set(build_report({"metrics": metrics}, fpr=0.1)) == {"summary", "accuracy_at_fpr_0.1", "auroc",
+    assert set(build_report({"metrics": metrics}, fpr=0.1)) == {"summary", "tpr_at_fpr_0.1", "auroc",
                                                                 "attack_success_rate_at_fpr_0.1"}
 
 
@@ -64,18 +64,18 @@ def test_every_export_format_carries_the_same_columns(metrics, tmp_path):
     export_report(report, tmp_path)
     md = (tmp_path / "report.md").read_text()
     needed = ("n_human", "achieved_fpr", "underpowered", "tpr_lo", "tpr_hi", "delta_tpr_lo", "n_dropped_nan")
-    wide = md[md.index("## accuracy_at_fpr"):]  # the summary comes first, with columns of its own
+    wide = md[md.index("## tpr_at_fpr"):]  # the summary comes first, with columns of its own
     header = next(line for line in wide.splitlines() if line.startswith("| detector"))
     assert all(f" {c} " in header for c in needed)
     assert "95% percentile bootstrap interval" in md and "| d          | x        |" in md
-    csv = pd.read_csv(tmp_path / "accuracy_at_fpr_0.05.csv")
-    records = json.loads((tmp_path / "accuracy_at_fpr_0.05.json").read_text())
+    csv = pd.read_csv(tmp_path / "tpr_at_fpr_0.05.csv")
+    records = json.loads((tmp_path / "tpr_at_fpr_0.05.json").read_text())
     assert set(needed) <= set(csv.columns) and set(needed) <= set(records[0])
     got = {(r["detector"], r["attack"]): r for r in records}
     assert got[("d", "x")]["underpowered"] is True and got[("d", "x")]["tpr"] is None  # NaN -> null
     assert got[("d", "x")]["n_dropped_nan"] == 2 and got[("e", "x")]["n_human"] == 30
     row = csv[(csv["detector"] == "e") & (csv["attack"] == "x")].iloc[0]
-    assert row["tpr_lo"] == pytest.approx(report["accuracy_at_fpr_0.05"].loc[("e", "x"), "tpr_lo"])
+    assert row["tpr_lo"] == pytest.approx(report["tpr_at_fpr_0.05"].loc[("e", "x"), "tpr_lo"])
     au = json.loads((tmp_path / "auroc.json").read_text())
     assert {"auroc_lo", "auroc_hi", "delta_auroc", "delta_auroc_lo", "delta_auroc_hi", "n_human",
             "n_dropped_nan"} <= set(au[0])
@@ -84,7 +84,7 @@ def test_every_export_format_carries_the_same_columns(metrics, tmp_path):
 def test_older_stored_runs_without_interval_columns_still_report(metrics):
     old = metrics.drop(columns=["value_lo", "value_hi", "change_lo", "change_hi", "underpowered",
                                 "n_dropped_nan"])
-    acc = build_report({"metrics": old})["accuracy_at_fpr_0.1"]
+    acc = build_report({"metrics": old})["tpr_at_fpr_0.1"]
     assert acc["tpr_lo"].isna().all() and acc["n_dropped_nan"].isna().all()
     assert acc["tpr"].notna().all()
     assert "No bootstrap intervals in this run" in render_markdown({"t": acc})
@@ -168,7 +168,7 @@ def test_the_triangle_names_its_meaning_meter(tmp_path):
               "cost": cost}
     paths = plot_triangle(tables, tmp_path, formats=("svg",))
     svg = paths[0].read_text()
-    assert "(entailment)" in svg and "<!-- entailment -->" in svg  # in the title and on the meaning axis
+    assert "meaning preserved (entailment; its own 0–1 scale)" in svg.replace("\n", " ")  # named in the title
     assert "<!-- 1 s/doc -->" in svg and "<!-- 100 ms/doc -->" in svg  # raw costs on the cost axis
     bare = triangle_scores({**tables, "quality": tables["quality"][["attack", "swaps"]]})
     assert bare.attrs["quality_measure"] is None and bare["similarity"].isna().all()

@@ -65,7 +65,7 @@ def test_the_other_tables_show_the_undefended_rows_only(tables):
     pd.testing.assert_frame_equal(auroc_table(metrics), auroc_table(plain))
     pd.testing.assert_frame_equal(figure_matrix(metrics), figure_matrix(plain))
     with_defense, without = build_report({"metrics": metrics}), build_report({"metrics": plain})
-    assert set(with_defense) - set(without) == {"defense_auroc", "defense_accuracy_at_fpr_0.1"}
+    assert set(with_defense) - set(without) == {"defense_auroc", "defense_tpr_at_fpr_0.1"}
     for name, table in without.items():
         if name == "summary":  # the summary adds each defense's figure under the attack that fooled a detector most
             assert [c for c in with_defense[name] if c not in table] == ["attacked+normalize"]

@@ -58,7 +58,7 @@ def test_a_new_output_version_of_an_attack_is_recomputed_not_read_from_the_store
 def test_report_tables_have_the_papers_layouts(tmp_path):
     result = run(_cheap_config(tmp_path / "r.sqlite"), progress=False)
     report = build_report(result.tables)
-    acc = report["accuracy_at_fpr_0.05"]  # RAID Table 16 as rows (detector, attack), clean first
+    acc = report["tpr_at_fpr_0.05"]  # RAID Table 16 as rows (detector, attack), clean first
     assert list(acc.index.get_level_values("detector").unique()) == ["surface_probe", "tfidf_lr"]
     assert acc.index[0] == ("surface_probe", "none")
     au = report["auroc"]  # TH-Bench Table 1 as rows (attack, detector)

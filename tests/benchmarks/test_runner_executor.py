@@ -18,7 +18,7 @@ from humanize.benchmarks.runner.stages import missing_batches, run_stage
 
 #: Columns measured afresh on every run (time, memory, what this call computed) or saying so: not part of the results.
 MEASURED = ["wall_s", "cpu_s", "warmup_s", "peak_rss_mb", "peak_gpu_mb", "cost_source", "machine", "s_per_text",
-            "cpu_s_per_text", "texts_scored", "texts_cached"]
+            "cpu_s_per_text", "texts_scored", "texts_cached", "texts_timed", "s_per_text_shared"]
 
 
 def _config(db, **kw):

@@ -240,3 +240,29 @@ def test_failures_carry_the_job_and_the_error_and_progress_does_not_change_resul
     assert quiet == shown
     assert quiet[0].failures == [Failure("upper", "k2", "ValueError: cannot upper 'a BAD one'", 1),
                                  Failure("upper", "k8", "ValueError: cannot upper 'BAD too'", 1)]
+
+
+def test_the_progress_bar_names_the_jobs_still_loading_their_models_until_their_first_batch(monkeypatch):
+    from humanize.benchmarks.runner import stages
+
+    said = []
+
+    class Bar:
+        def __init__(self, *a, **k):
+            pass
+
+        def set_postfix_str(self, text, refresh=True):
+            said.append(text)
+
+        def update(self, n):
+            pass
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(stages, "_bar", lambda total, desc, enabled: Bar() if enabled else None)
+    run_stages(LocalExecutor(), _work([[], [], []]), progress=True, name="attacks")
+    # before any batch: every job is loading; locally one job after another, so each leaves the list in turn
+    assert said[0] == "loading models / first batch: upper, reverse, " + said[0].split(", ")[-1]
+    assert said[-1] == "" and len(said) == 4
+    assert all("upper" not in s for s in said[1:])

@@ -93,7 +93,8 @@ def test_garbage_files_are_clear_errors_naming_the_path(content, readonly, tmp_p
     path.write_bytes(content)
     if content == b"":  # an empty file is an empty database: fine to use
         with ResultsStore(path, readonly=readonly) as store:
-            assert store.counts() == {"attack_outputs": 0, "scores": 0, "quality": 0, "runs": 0, "inputs": 0}
+            assert store.counts() == {"attack_outputs": 0, "scores": 0, "item_costs": 0, "quality": 0, "runs": 0,
+                                      "inputs": 0}
         return
     with pytest.raises(StoreError, match=r"junk\.sqlite"):
         ResultsStore(path, readonly=readonly)

@@ -225,6 +225,9 @@ def test_progress_counts_documents_with_rate_and_eta(monkeypatch):
         def update(self, k):
             self.n += k
 
+        def set_postfix_str(self, text, refresh=True):
+            self.postfix = text
+
         def close(self):
             pass
 

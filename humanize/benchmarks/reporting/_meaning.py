@@ -35,11 +35,12 @@ def mean_interval(values, n_boot: int, confidence: float, seed) -> tuple[float, 
     return percentile_interval(means, confidence)
 
 
-def _changed(g: pd.DataFrame, cost: pd.DataFrame | None) -> pd.Series:
-    """Per quality row: did the attack change the text? From its character edit rate, else from the edits the
-    cost table recorded for the same (attack, id); False where neither says."""
-    if "char_edit_rate" in g and pd.to_numeric(g["char_edit_rate"], errors="coerce").notna().any():
-        return pd.to_numeric(g["char_edit_rate"], errors="coerce") > 0
+def _changed(g: pd.DataFrame, cost: pd.DataFrame | None, edits: str = "char_edit_rate") -> pd.Series:
+    """Per quality row: did the attack change the text? From its character edit rate (``edits``: on the text as
+    read, for a meter that read it so), else from the edits the cost table recorded for the same (attack, id);
+    False where neither says."""
+    if edits in g and pd.to_numeric(g[edits], errors="coerce").notna().any():
+        return pd.to_numeric(g[edits], errors="coerce") > 0
     if cost is None or not {"attack", "id", "n_edits"} <= set(cost.columns) or "id" not in g:
         return pd.Series(False, index=g.index)
     edits = cost.drop_duplicates(["attack", "id"]).set_index(["attack", "id"])["n_edits"]
@@ -69,7 +70,14 @@ def meaning_by_attack(quality: pd.DataFrame | None, n_boot: int = 1000, confiden
             continue
         meaning = pd.to_numeric(g[measure[0]], errors="coerce")
         lo, hi = mean_interval(meaning.to_numpy(float), n_boot, confidence, [seed, zlib.crc32(str(attack).encode())])
-        changed = _changed(g, cost) & meaning.notna()
+        # a meter that read the text as a person sees it is blind only to changes a person sees: a homoglyph
+        # whose text reads exactly as the original keeps its meaning, measured
+        read = measure[0].endswith("_read")
+        if read and "changed_read" in g and pd.to_numeric(g["changed_read"], errors="coerce").notna().any():
+            changed = (pd.to_numeric(g["changed_read"], errors="coerce") > 0) & meaning.notna()
+        else:
+            edits_col = "char_edit_rate_read" if read and "char_edit_rate_read" in g else "char_edit_rate"
+            changed = _changed(g, cost, edits_col) & meaning.notna()
         blind = bool(changed.any()) and bool(((1.0 - meaning[changed]).abs() <= BLIND_TOLERANCE).all())
         rows[attack] = [meaning.mean(), lo, hi, int(meaning.notna().sum()), edits.mean(), not blind]
     out = pd.DataFrame.from_dict(rows, orient="index", columns=cols)

@@ -25,7 +25,7 @@ import pandas as pd
 from ._files import file_stem, write_text
 from ._meaning import mean_interval, meaning_by_attack
 from .card_provenance import VERSIONED, detector_provenance, provenance, recorded_detector  # noqa: F401 - VERSIONED
-from .report import MEANING_MEASURES, meaning_validity_table
+from .report import MEANING_MEASURES, meaning_measure, meaning_validity_table
 from ..runner.store import ResultsStore
 
 __all__ = ["Card", "robustness_cards", "save_cards", "write_cards", "unmeasured_attacks", "MEAN_LABEL",
@@ -213,7 +213,8 @@ def _efficiency(attacks: pd.DataFrame, quality: pd.DataFrame | None, config, cos
     if quality is None or quality.empty:
         return None, None, None, "the run has no quality table (quality = false): effectiveness per unit of " \
                                 "quality loss cannot be given"
-    measure = next((m for m in QUALITY_MEASURES if m[0] in quality.columns and quality[m[0]].notna().any()), None)
+    # the strongest meter, read on the text as a person sees it where the run measured that (issue #34)
+    measure = meaning_measure(quality)
     if measure is None:
         return None, None, None, (f"the run's quality table has none of {[m[0] for m in QUALITY_MEASURES]}: "
                                   "effectiveness per unit of quality loss cannot be given")

@@ -183,6 +183,12 @@ def sections(card) -> list[Section]:
                           f"word swaps valid {valid} (WordNet-valid {wordnet}), invalid {invalid}.")
         if not auroc.empty and not auroc["change"].iloc[0] < 0:
             s.text.append("No attack lowered this detector's AUROC below its clean AUROC.")
+        elif not auroc.empty and auroc["change_hi"].iloc[0] >= 0:  # the interval reaches 0 (issue #34)
+            s.text.append("No attack had a measurable effect on this detector's AUROC: even this one's paired 95% "
+                          "interval of the change reaches 0.")
+        if not auroc.empty and auroc["value"].iloc[0] < 0.5:
+            s.text.append("Inverted: under this attack the AUROC is below 0.5, so the detector scores the attacked "
+                          "machine texts as the more human; its TPR reads the wrong way.")
         s.header = ["figure", "value [CI]", "change vs clean [CI]"]
         for _, r in figs.iterrows():
             s.rows.append([_fig_name(r["figure"]), _value(r), "" if r["metric"] == "asr" else

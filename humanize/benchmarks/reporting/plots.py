@@ -3,12 +3,14 @@
 * the effectiveness / meaning / cost scatter (:mod:`.scatter`): change in AUROC against meaning
   preserved, colour = seconds per document (log scale), 95% intervals, one panel per detector,
   the Pareto front drawn;
-* the same trade-off as a radar per attack (TH-Bench Figure 1): three axes, each normalised to
-  [0, 1] across the attacks of the run, higher = better for the attacker (more AUROC drop, more
-  meaning kept, cheaper to run), each axis labelled with the attack's raw figure;
+* the same trade-off as a triangle per attack (TH-Bench Figure 1), on fixed scales shared by every attack and
+  every run (issue #34; TH-Bench min-max normalises over the run's attacks, which draws a run's weakest attacks
+  as strong): the fall in AUROC, meaning preserved on the meter's own scale, log seconds per document; outward =
+  better for the attacker, an attack with no measurable effect drawn as such, no vertex at a figure not measured;
 * the θ sweep trade-off (TH-Bench Figure 10): AUROC and meaning preserved vs θ;
 * cost against input length (TH-Bench Figures 14-15);
 * an attack x detector heatmap of AUROC or TPR at FPR 5%, each cell with its 95% interval;
+* ROC and DET curves per detector and attack (:mod:`.curves`);
 * interval plots: AUROC (or TPR) per attack and detector, and its change versus clean,
   as points with 95% bootstrap error bars (paired intervals for the changes), where a
   reader compares detectors and attacks.
@@ -24,54 +26,78 @@ import pandas as pd
 from ._figstyle import COLUMN_WIDTH_IN, FORMATS, PAGE_WIDTH_IN, save, style
 from ._files import write_text
 from ._meaning import meaning_by_attack
-from .report import CLEAN, cost_by_length, figure_matrix, figures_markdown, meaning_measure
+from .report import CLEAN, cost_by_length, figure_matrix, figures_markdown, meaning_measure, meter_name
+from .curves import curves_caption, curves_figure
 from .scatter import scatter_caption, scatter_figure, scatter_points
 
 __all__ = ["FORMATS", "triangle_scores", "underpowered_note", "triangle_figure", "heatmap_figure",
            "intervals_figure", "theta_sweep_figure", "cost_vs_length_figure", "scatter_figure", "plot_scatter",
-           "plot_triangle", "plot_heatmap", "plot_intervals", "plot_theta_sweep", "plot_cost_vs_length",
+           "plot_triangle", "plot_heatmap", "plot_intervals", "plot_theta_sweep", "plot_cost_vs_length", "plot_curves",
            "figure_captions", "plot_all"]
 
 
-def _minmax(x: pd.Series) -> pd.Series:
-    lo, hi = x.min(), x.max()
-    if not np.isfinite(lo) or not np.isfinite(hi) or hi - lo < 1e-12:
-        return pd.Series(np.where(np.isfinite(x), 1.0, np.nan), index=x.index)
-    return (x - lo) / (hi - lo)
+#: The triangle's fixed scales (issue #34): the same for every attack and every run, so two figures compare.
+#: Effect: a fall in AUROC of EFFECT_FULL (a perfect detector brought to chance) reaches the rim, linearly.
+EFFECT_FULL = 0.5
+#: Cost: seconds per document on a log scale, COST_SLOW at the centre, COST_FAST at the rim.
+COST_SLOW, COST_FAST = 10.0, 1e-6
+
+
+def _cost_radius(seconds: pd.Series) -> pd.Series:
+    s = pd.to_numeric(seconds, errors="coerce")
+    r = (np.log10(COST_SLOW) - np.log10(s.where(s > 0))) / (np.log10(COST_SLOW) - np.log10(COST_FAST))
+    return r.clip(0, 1)
 
 
 def triangle_scores(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """Per attack: effectiveness, quality and cost on [0, 1], higher = better for the attacker.
+    """Per attack: effectiveness, quality and cost as radii on fixed scales, higher = better for the attacker.
 
-    effectiveness: mean AUROC drop over detectors (clean - attacked); quality: meaning
-    preserved, the mean of the strongest meaning meter the run computed (entailment, LLM
-    judge, cosine, ROUGE-L: :data:`~.report.MEANING_MEASURES`; 1 - char edit rate without
-    any), named in ``attrs["quality_measure"]``; cost: 1 - normalised log wall time per
-    document. Each is min-max normalised across the run's attacks, as TH-Bench normalises Figure 1.
+    ``auroc_change``: the change in AUROC versus clean, mean over detectors; ``measurable``: the detectors whose
+    paired 95% interval lies below 0 (a fall the data shows; without intervals, a negative change), of
+    ``n_detectors``; ``backfires``: those whose interval lies above 0; ``effect``: ``"fall"`` (the mean falls and
+    some detector's fall is measurable), ``"backfire"`` (the mean rises and some detector's rise is measurable) or
+    ``"none"`` (no measurable effect on the mean's side). ``similarity``: meaning preserved, the
+    mean of the strongest meaning meter the run computed (:data:`~.report.MEANING_MEASURES`), named in
+    ``attrs["quality_measure"]``, NaN where no meter ran or the meter cannot see the attack's change
+    (:func:`._meaning.meaning_by_attack`). Radii: ``effectiveness`` = fall / :data:`EFFECT_FULL` (0 for no fall),
+    ``quality`` = the meter's own value, ``cost`` = log seconds per document from :data:`COST_SLOW` (0) to
+    :data:`COST_FAST` (1); each clipped to [0, 1], NaN where not measured. TH-Bench's Figure 1 min-max
+    normalises each axis over the run's attacks instead, which draws the weakest attacks of a run as strong.
     """
-    au = figure_matrix(tables["metrics"], "auroc")
+    m = tables["metrics"]
+    au = figure_matrix(m, "auroc")
     if CLEAN not in au.index:
         raise ValueError("the run has no clean ('none') rows to measure the AUROC drop against")
-    drop = (au.loc[CLEAN] - au.drop(index=CLEAN)).mean(axis=1)
-    frame = pd.DataFrame({"auroc_drop": drop})
+    change, lo, hi = (figure_matrix(m, "auroc", None, c).drop(index=CLEAN, errors="ignore")
+                      for c in ("change", "change_lo", "change_hi"))
+    frame = pd.DataFrame({"auroc_change": change.mean(axis=1)})
+    frame["auroc_drop"] = -frame["auroc_change"]
+    no_interval = lo.isna() | hi.isna()
+    frame["measurable"] = ((hi < 0) | (no_interval & (change < 0))).sum(axis=1).astype(int)
+    frame["backfires"] = ((lo > 0) | (no_interval & (change > 0))).sum(axis=1).astype(int)
+    frame["n_detectors"] = change.notna().sum(axis=1).astype(int)
+    # the side the mean change lies on decides, where some detector's interval shows a change on that side
+    falls = (frame["measurable"] > 0) & (frame["auroc_change"] < 0)
+    rises = (frame["backfires"] > 0) & (frame["auroc_change"] >= 0)
+    frame["effect"] = np.where(falls, "fall", np.where(rises, "backfire", "none"))
     quality = tables.get("quality")
-    measure = meaning_measure(quality)
-    if measure is not None:
-        used = measure[0]
-        frame["similarity"] = pd.to_numeric(quality[used], errors="coerce").groupby(quality["attack"]).mean()
-    elif quality is not None and "char_edit_rate" in quality:
-        used = "1 - char_edit_rate"
-        frame["similarity"] = 1 - quality.groupby("attack")["char_edit_rate"].mean()
+    meaning = meaning_by_attack(quality, n_boot=0, cost=tables.get("cost"))
+    measure = meaning.attrs.get("measure")
+    if measure is not None and len(meaning):
+        kept = meaning["meaning"].where(meaning["measured"].astype(bool))
+        frame["similarity"] = pd.to_numeric(kept, errors="coerce").reindex(frame.index)
     else:
-        used = None
         frame["similarity"] = np.nan
-    frame["wall_s"] = tables["cost"].groupby("attack")["wall_s"].mean()
+    cost = tables.get("cost")
+    frame["wall_s"] = (pd.to_numeric(cost["wall_s"], errors="coerce").groupby(cost["attack"]).mean()
+                       .reindex(frame.index) if cost is not None and "wall_s" in cost else np.nan)
     out = pd.DataFrame(index=frame.index)
-    out["effectiveness"] = _minmax(frame["auroc_drop"])
-    out["quality"] = _minmax(frame["similarity"])
-    out["cost"] = 1 - _minmax(np.log10(frame["wall_s"].clip(lower=1e-7)))
+    out["effectiveness"] = (frame["auroc_drop"] / EFFECT_FULL).clip(0, 1)
+    out["quality"] = frame["similarity"].clip(0, 1)
+    out["cost"] = _cost_radius(frame["wall_s"])
     out = out.join(frame)
-    out.attrs["quality_measure"] = used
+    out.attrs["quality_measure"] = None if measure is None else measure[0]
+    out.attrs["meter"] = meter_name(quality, measure)
     return out
 
 
@@ -85,9 +111,12 @@ def _label(metric: str, fpr) -> str:
 
 
 def _ms(seconds: float) -> str:
+    """Seconds per document in the unit that shows them: s, ms or µs (never 0.000 for a fast attack)."""
     if not np.isfinite(seconds):
         return "n/a"
-    return f"{seconds:.3g} s/doc" if seconds >= 1 else f"{seconds * 1e3:.3g} ms/doc"
+    if seconds >= 1:
+        return f"{seconds:.3g} s/doc"
+    return f"{seconds * 1e3:.3g} ms/doc" if seconds >= 1e-3 else f"{seconds * 1e6:.3g} µs/doc"
 
 
 def underpowered_note(tables, fpr: float) -> str | None:
@@ -119,42 +148,85 @@ def _boxed(note: str) -> str:
     return note.split(" (")[0].replace(": ", ":\n", 1).replace(" < ", "\n< ")
 
 
+_ANGLES = np.array([90, 210, 330]) * np.pi / 180
+#: the scale key's ticks along each spoke: (radius, label)
+_EFFECT_TICKS = [(0.1 / EFFECT_FULL, "−0.1"), (0.25 / EFFECT_FULL, "−0.25"), (1.0, f"−{EFFECT_FULL:g}")]
+_MEANING_TICKS = [(0.5, "0.5"), (1.0, "1")]
+_COST_TICKS = [(float(_cost_radius(pd.Series([s])).iloc[0]), label)
+               for s, label in ((1.0, "1 s"), (1e-3, "1 ms"), (1e-6, "1 µs"))]
+
+
+def _polar(ax) -> None:
+    ax.set_xticks(_ANGLES)
+    ax.set_ylim(0, 1)
+    ax.set_yticks([0.5, 1.0])
+    ax.set_yticklabels([])
+    ax.tick_params(axis="x", pad=7)
+    ax.grid(lw=0.4, color="0.8")
+
+
+def _scale_key(ax, meter: str | None) -> None:
+    """The panel that gives every spoke its scale once (the same in every panel and every run)."""
+    _polar(ax)
+    ax.set_xticklabels(["fall in\nAUROC", "meaning\n(0–1)" if meter else "meaning\n(no meter)", "s per\ndoc (log)"],
+                       fontsize=7)
+    offsets = (((-4, -3), "right"), ((-1, 4), "right"), ((4, 1), "left"))  # beside each spoke, off the others
+    for angle, ticks, (xy, ha) in zip(_ANGLES, (_EFFECT_TICKS, _MEANING_TICKS, _COST_TICKS), offsets):
+        for r, label in ticks:
+            ax.plot([angle], [r], marker="o", ms=2, color="0.3")
+            ax.annotate(label, (angle, r), xytext=xy, textcoords="offset points", fontsize=7, color="0.2", ha=ha)
+    ax.set_title("scale (every panel)", fontsize=7, pad=8)
+
+
 def triangle_figure(tables):
-    """The radar per attack: normalised axes (higher = better for the attacker), each labelled with the raw figure."""
+    """The triangle per attack on fixed scales (:func:`triangle_scores`), each spoke labelled with the raw
+    figure; a first panel gives the scales. An attack with no measurable effect is drawn as an open grey outline
+    and says so; a figure not measured (no meaning meter, or one blind to the attack's change) has no vertex."""
     scores = triangle_scores(tables)
-    measure = scores.attrs.get("quality_measure") or "n/a"
-    meaning = meaning_by_attack(tables.get("quality"), n_boot=0, cost=tables.get("cost"))
-    blind = set(meaning.index[~meaning["measured"].astype(bool)]) if len(meaning) else set()
-    n = len(scores)
-    cols = min(4, max(n, 1))
+    meter = scores.attrs.get("meter")
+    n = len(scores) + 1
+    cols = min(4, n)
     rows = int(np.ceil(n / cols))
     width = PAGE_WIDTH_IN if cols > 2 else COLUMN_WIDTH_IN
-    angles = np.array([90, 210, 330]) * np.pi / 180
     with style() as plt:
-        fig, axes = plt.subplots(rows, cols, figsize=(width, width / cols * 1.25 * rows + 0.4),
+        fig, axes = plt.subplots(rows, cols, figsize=(width, width / cols * 1.3 * rows + 0.6),
                                  subplot_kw={"projection": "polar"}, squeeze=False, layout="constrained")
         axes = axes.ravel()
-        for ax, (attack, row) in zip(axes, scores.iterrows()):
-            vals = row[["effectiveness", "quality", "cost"]].to_numpy(float).copy()
-            if attack in blind:  # the meter cannot see this attack's change: no radius, and said so
-                vals[1] = np.nan
-            kept = "not measured" if attack in blind else f"{row['similarity']:.3f}"
-            vals = np.nan_to_num(vals, nan=0.0)
-            ax.fill(np.r_[angles, angles[:1]], np.r_[vals, vals[:1]], alpha=0.35, color="tab:blue")
-            ax.plot(np.r_[angles, angles[:1]], np.r_[vals, vals[:1]], lw=1.0, color="tab:blue")
-            ax.set_xticks(angles)
-            ax.set_xticklabels([f"ΔAUROC\n{-row['auroc_drop']:+.3f}", f"{measure}\n{kept}",
+        _scale_key(axes[0], meter)
+        for ax, (attack, row) in zip(axes[1:], scores.iterrows()):
+            _polar(ax)
+            vals = row[["effectiveness", "quality", "cost"]].to_numpy(float)
+            ok = np.isfinite(vals)
+            effective = row["effect"] == "fall"
+            colour = {"fall": "tab:blue", "backfire": "tab:orange"}.get(row["effect"], "0.45")
+            if ok.all():
+                closed_a, closed_r = np.r_[_ANGLES, _ANGLES[:1]], np.r_[vals, vals[:1]]
+                if effective:
+                    ax.fill(closed_a, closed_r, alpha=0.35, color=colour)
+                ax.plot(closed_a, closed_r, lw=1.0, color=colour, ls="-" if effective else "--")
+            else:  # only the measured vertices, joined where two are neighbours: no vertex at a guessed value
+                for i in range(3):
+                    j = (i + 1) % 3
+                    if ok[i] and ok[j]:
+                        ax.plot([_ANGLES[i], _ANGLES[j]], [vals[i], vals[j]], lw=1.0, color=colour,
+                                ls="-" if effective else "--")
+            ax.plot(_ANGLES[ok], vals[ok], ls="none", marker="o", ms=2.5, color=colour)
+            d = row["n_detectors"]
+            parts = ([f"falls for {row['measurable']}/{d}"] if row["measurable"] else []) + \
+                ([f"backfires for {row['backfires']}/{d}"] if row["backfires"] else [])
+            said = ", ".join(parts) if row["effect"] != "none" or parts else "no measurable effect"
+            kept = "not measured" if not np.isfinite(row["similarity"]) else f"{row['similarity']:.3f}"
+            ax.set_xticklabels([f"ΔAUROC {row['auroc_change']:+.3f}\n{said}", f"meaning\n{kept}",
                                 f"cost\n{_ms(row['wall_s'])}"], fontsize=7)
-            ax.tick_params(axis="x", pad=7)
-            ax.set_ylim(0, 1)
-            ax.set_yticks([0.5, 1.0])
-            ax.set_yticklabels([])
-            ax.set_title(str(attack), fontsize=7, pad=8)
+            ax.set_title(str(attack) + ("" if effective else "\n(no measurable effect)" if row["effect"] == "none"
+                                        else "\n(backfires)"), fontsize=7, pad=8, color="black" if effective
+                         else "0.3")
         for ax in axes[n:]:
             ax.set_visible(False)
-        fig.suptitle(f"Per attack: ΔAUROC (mean over detectors), meaning preserved ({measure}), wall time; radii "
-                     "min-max normalised over the run's attacks, outward = better for the attacker", fontsize=7,
-                     wrap=True)
+        fig.suptitle("Per attack: fall in AUROC (mean over detectors; a fall of "
+                     f"{EFFECT_FULL:g} reaches the rim), meaning preserved ({meter or 'not measured'}; its own "
+                     f"0–1 scale), wall time per document (log, {COST_SLOW:g} s at the centre to 1 µs at the rim); "
+                     "outward = better for the attacker; the same scales in every run", fontsize=7, wrap=True)
     return fig
 
 
@@ -287,21 +359,60 @@ def theta_sweep_figure(tables):
 
 
 def cost_vs_length_figure(tables):
-    t = cost_by_length(tables["cost"])
-    unit = "GPT-2 tokens" if t.attrs.get("length") == "tokens_in" else "words"
+    """Seconds per document against input length (TH-Bench Figures 14-15), one small panel per attack on shared
+    axes: each document a point, the mean per length bucket a line; readable with any number of attacks and
+    buckets (one line per attack in one panel is not)."""
+    cost = tables["cost"]
+    t = cost_by_length(cost)
+    column = t.attrs.get("length")
+    unit = "GPT-2 tokens" if column == "tokens_in" else "words"
+    attacks = sorted(set(cost["attack"]))
+    cols = min(4, max(len(attacks), 1))
+    rows = int(np.ceil(len(attacks) / cols))
+    width = PAGE_WIDTH_IN if cols > 2 else COLUMN_WIDTH_IN
     with style() as plt:
-        fig, ax = plt.subplots(figsize=(COLUMN_WIDTH_IN, 3.2), layout="constrained")
-        markers = "os^Dv<>pP*X"
-        for k, (attack, g) in enumerate(t.groupby("attack")):
-            ax.plot(g["bucket"].astype(str), g["wall_ms_per_doc"], marker=markers[k % len(markers)], ms=3,
-                    color=plt.get_cmap("tab20")(k % 20), label=attack)
-        ax.set_xlabel(f"input length ({unit}, bucket)")
-        ax.set_ylabel("wall time per document (ms, log scale)")
-        ax.set_yscale("log")
-        ax.tick_params(axis="x", rotation=45)
-        fig.legend(loc="outside lower center", ncol=2, frameon=False, title="attack")
-        ax.set_title("Attack cost against input length")
+        fig, axes = plt.subplots(rows, cols, figsize=(width, 1.45 * rows + 0.8), sharex=True, sharey=True,
+                                 squeeze=False, layout="constrained")
+        for ax, attack in zip(axes.ravel(), attacks):
+            g = cost[cost["attack"] == attack]
+            x = pd.to_numeric(g[column], errors="coerce").to_numpy(float)
+            y = pd.to_numeric(g["wall_s"], errors="coerce").to_numpy(float)
+            ok = np.isfinite(x) & np.isfinite(y) & (y > 0)
+            ax.scatter(x[ok], y[ok], s=5, alpha=0.5, color="tab:blue", linewidths=0)
+            means = t[t["attack"] == attack]
+            centres = [_bucket_centre(str(b)) for b in means["bucket"]]
+            ax.plot(centres, means["wall_ms_per_doc"].to_numpy(float) / 1e3, marker="o", ms=2.5, lw=1.0,
+                    color="tab:red")
+            _seconds_axis(ax)
+            ax.set_title(str(attack), fontsize=7, pad=3)
+        for ax in axes.ravel()[len(attacks):]:
+            ax.set_visible(False)
+        fig.supxlabel(f"input length ({unit})", fontsize=8)
+        fig.supylabel("wall time per document (s, log scale)", fontsize=8)
+        fig.suptitle("Attack cost against input length: dots = documents, red = mean per length bucket ("
+                     f"up to 200, then per 100 {unit})", fontsize=8)
     return fig
+
+
+def _seconds_axis(ax) -> None:
+    """y: seconds on a log scale, the decades written with their unit (1 µs, 1 ms, 1 s), not as mathtext (the
+    figure style turns mathtext off, so a label is drawn as the text it is)."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    from .report import seconds_text
+
+    ax.set_yscale("log")
+    ax.yaxis.set_major_locator(LogLocator(base=10))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: seconds_text(v) if v > 0 else ""))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+
+
+def _bucket_centre(label: str) -> float:
+    """The middle of a length bucket's label (``"101–200"`` -> 150.5; ``"1001+"`` -> 1050)."""
+    if label.endswith("+"):
+        return float(label[:-1]) + 50
+    lo, _, hi = label.partition("–")
+    return (float(lo) + float(hi)) / 2
 
 
 def _draw(fig, out_dir, name, formats) -> list[Path]:
@@ -333,20 +444,32 @@ def plot_cost_vs_length(tables, out_dir, formats=FORMATS) -> list[Path]:
     return _draw(cost_vs_length_figure(tables), Path(out_dir), "cost_vs_length", formats)
 
 
+def plot_curves(tables, out_dir, formats=FORMATS) -> list[Path]:
+    """The ROC and DET curves per detector and attack (:mod:`.curves`); nothing without a scores table."""
+    return (_draw(curves_figure(tables, "roc"), Path(out_dir), "roc", formats) +
+            _draw(curves_figure(tables, "det"), Path(out_dir), "det", formats))
+
+
 def figure_captions(tables: dict[str, pd.DataFrame], fpr: float = 0.05) -> dict[str, str]:
     """One caption line per figure :func:`plot_all` draws (file stem -> caption); a figure it skips gets
     the reason instead."""
     q = tables.get("quality")
     measure = meaning_measure(q)
-    meaning = measure[0] if measure else "1 - char_edit_rate (no meaning meter in the run)"
+    meaning = measure[0] if measure else "not measured: no meaning meter in the run"
+    triangle_meaning = meter_name(q, measure) or meaning
     note = underpowered_note(tables, fpr)
     tpr = f" {note[0].upper() + note[1:]}; those cells read n/a.".replace(" < ", ", fewer than the ") if note else ""
     _, _, swept = _swept(tables)
     out = {"scatter": scatter_caption(scatter_points(tables)),
-           "triangle": ("Radar per attack: ΔAUROC (mean over detectors), meaning preserved "
-                        f"({meaning}) and wall time per document, each axis labelled with the raw figure; radii "
-                        "min-max normalised over the run's attacks (outward = better for the attacker), so "
-                        "compare shapes within one run only; the scatter gives the same figures on real axes."),
+           "triangle": ("Triangle per attack on fixed scales, the same in every run (the first panel gives them): "
+                        f"fall in AUROC, mean over detectors (linear, a fall of {EFFECT_FULL:g} at the rim); meaning "
+                        f"preserved ({triangle_meaning}) on the meter's own 0–1 scale; wall time per document (log, "
+                        f"{COST_SLOW:g} s at the centre, 1 µs at the rim); outward = better for the attacker, each "
+                        "spoke labelled with the raw figure and how many detectors' paired 95% intervals show a fall "
+                        "or a rise. Blue: the mean falls, measurably for some detector; orange outline: the attack "
+                        "backfires (the mean rises, measurably for some detector); grey outline: no measurable "
+                        "effect. No vertex where a figure was not "
+                        "measured (no meaning meter, or one blind to the attack's change)."),
            "heatmap_auroc": "AUROC (0–1) per attack (rows) and detector (columns), 95% bootstrap interval "
                             "under each value.",
            "heatmap_tpr": f"TPR at FPR {fpr:g} (0–1) per attack and detector, thresholds calibrated on clean "
@@ -359,8 +482,13 @@ def figure_captions(tables: dict[str, pd.DataFrame], fpr: float = 0.05) -> dict[
            "theta_sweep": (f"AUROC per detector (top, 95% bootstrap interval) and meaning preserved ({meaning}, "
                            f"bottom) against θ for {', '.join(swept)}; colour: attack, marker: detector."
                            if swept else "Not drawn: the run sweeps no attack over several θ (give --rates)."),
-           "cost_vs_length": "Mean wall time per attacked document (ms, log scale) per input-length bucket, one "
-                             "line per attack."}
+           "cost_vs_length": "Wall time per attacked document (s, log scale) against its input length, one panel "
+                             "per attack on shared axes: dots are documents, the red line the mean per length "
+                             "bucket (up to 200, then per 100; a batch-timed attack gives each document its "
+                             "batch's mean)."}
+    scores = tables.get("scores")
+    if scores is not None and not scores.empty:
+        out["roc"], out["det"] = curves_caption("roc"), curves_caption("det")
     return out
 
 
@@ -378,5 +506,6 @@ def plot_all(tables: dict[str, pd.DataFrame], out_dir, formats=FORMATS) -> list[
     paths += plot_intervals(tables, out, "tpr", formats=formats)
     paths += plot_theta_sweep(tables, out, formats)
     paths += plot_cost_vs_length(tables, out, formats)
+    paths += plot_curves(tables, out, formats)
     paths.append(write_text(out / "captions.md", figures_markdown(figure_captions(tables), folder=None)))
     return paths

@@ -5,8 +5,8 @@ and the reached / underpowered flags (the same columns in Markdown, CSV and JSON
 
 * the one-screen summary first (:mod:`.summary`): per detector, clean AUROC and TPR, the attack that
   fooled it most, that attack's meaning and compute cost, and what the sample cannot resolve;
-* accuracy at each FPR per detector x attack (RAID Table 16: TPR on machine text at
-  the per-domain threshold calibrated on clean human text);
+* TPR at each FPR per detector x attack (``tpr_at_fpr_<f>``; RAID Table 16, which calls it accuracy: TPR on
+  machine text at the per-domain threshold calibrated on clean human text);
 * AUROC per attack x detector (TH-Bench Table 1);
 * attack success rate per attack x detector at each FPR;
 * quality per attack (TH-Bench Table 2);
@@ -27,6 +27,7 @@ and the reached / underpowered flags (the same columns in Markdown, CSV and JSON
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -112,9 +113,9 @@ def figure_table(metrics: pd.DataFrame, metric: str, fpr: float | None = None, *
     return table
 
 
-def accuracy_at_fpr_table(metrics: pd.DataFrame, fpr: float = 0.05) -> pd.DataFrame:
+def tpr_at_fpr_table(metrics: pd.DataFrame, fpr: float = 0.05) -> pd.DataFrame:
     """RAID Table 16 as rows (detector, attack): TPR on machine text at the per-domain threshold
-    calibrated on clean human text (RAID's "accuracy"), with intervals and calibration facts."""
+    calibrated on clean human text (what RAID calls "accuracy"), with intervals and calibration facts."""
     return figure_table(metrics, "tpr", fpr)
 
 
@@ -182,8 +183,9 @@ def defense_table(metrics: pd.DataFrame, metric: str = "auroc", fpr: float | Non
     return table
 
 
-QUALITY_COLUMNS = ["perplexity_original", "perplexity_attacked", "perplexity_delta", "cosine", "rouge_l",
-                   "flesch_original", "flesch_attacked", "flesch_delta", "word_edit_rate", "char_edit_rate",
+QUALITY_COLUMNS = ["perplexity_original", "perplexity_attacked", "perplexity_delta", "cosine", "cosine_read", "rouge_l",
+                   "rouge_l_read", "flesch_original", "flesch_attacked", "flesch_attacked_read", "flesch_delta",
+                   "flesch_delta_read", "word_edit_rate", "char_edit_rate", "char_edit_rate_read",
                    "entailment", "judge_meaning"]
 
 
@@ -212,12 +214,47 @@ MEANING_MEASURES = (("entailment", "1 - bidirectional entailment probability (NL
                     ("rouge_l", "1 - ROUGE-L F1"))
 
 
+#: the suffix of a quality column read on the text as a person sees it (the runner's normalizer, issue #34)
+READ_SUFFIX = "_read"
+READ_NOTE = ("`_read` columns: the same meter on both texts as a reader sees them, through the library's normalizer "
+             "(humanize.defenses.Normalize at its defaults: look-alike letters folded, invisible and bidi characters "
+             "deleted, whitespace collapsed, NFKC), beside the raw figure on the bytes: a homoglyph or an invisible "
+             "character changes the bytes a meter reads, not the words a person reads.")
+
+
+def _has(quality: pd.DataFrame, column: str) -> bool:
+    return column in quality.columns and pd.to_numeric(quality[column], errors="coerce").notna().any()
+
+
 def meaning_measure(quality: pd.DataFrame | None) -> tuple[str, str] | None:
-    """The first of :data:`MEANING_MEASURES` that ``quality`` holds with a figure; None if none."""
+    """The first of :data:`MEANING_MEASURES` that ``quality`` holds with a figure, read on the text as a person
+    sees it (``<name>_read``, issue #34) where the run measured that; None if none."""
     if quality is None:
         return None
-    return next((m for m in MEANING_MEASURES if m[0] in quality.columns
-                 and pd.to_numeric(quality[m[0]], errors="coerce").notna().any()), None)
+    found = next((m for m in MEANING_MEASURES if _has(quality, m[0]) or _has(quality, m[0] + READ_SUFFIX)), None)
+    if found is not None and _has(quality, found[0] + READ_SUFFIX):
+        return found[0] + READ_SUFFIX, found[1] + ", on the text as read (normalized)"
+    return found
+
+
+def read_as(measure: tuple[str, str] | None) -> str:
+    """How the meaning meter read the texts, in words."""
+    if measure is None:
+        return "not measured"
+    return ("on the text as a reader sees it (the normalizer)" if measure[0].endswith(READ_SUFFIX)
+            else "on the raw text")
+
+
+def meter_name(quality: pd.DataFrame | None, measure: tuple[str, str] | None) -> str | None:
+    """The meaning meter as an axis or a note names it: its column and, where the run recorded it, its model."""
+    if measure is None:
+        return None
+    base = measure[0].removesuffix(READ_SUFFIX)
+    name = f"{base} as read (normalized)" if measure[0] != base else base
+    col = f"{base}_model"
+    if quality is not None and col in quality and quality[col].notna().any():
+        return f"{name}, {quality[col].dropna().iloc[0]}"
+    return name
 
 
 def meaning_validity_table(quality: pd.DataFrame, pooled: str | None = None) -> pd.DataFrame:
@@ -259,17 +296,27 @@ def quality_table(quality: pd.DataFrame) -> pd.DataFrame:
     for model_col in ("perplexity_model", "cosine_model", "entailment_model", "judge_model"):
         if model_col in quality.columns:
             table[model_col] = quality.groupby("attack")[model_col].first()
+    notes = []
+    if any(c.endswith(READ_SUFFIX) for c in table.columns):
+        measure = meaning_measure(quality)
+        notes.append(READ_NOTE + f" Meaning preserved in the summary and the figures: `{measure[0]}` "
+                     f"({read_as(measure)})." if measure else READ_NOTE)
     if validity is not None:
-        table.attrs["note"] = VALIDITY_NOTE
+        notes.append(VALIDITY_NOTE)
+    if notes:
+        table.attrs["note"] = "\n\n".join(notes)
     return table
 
 
 #: What the report's ``detector_cost`` table is (issue #24).
 DETECTOR_COST_NOTE = (
-    "Scoring time per detector in this run: each batch of texts scored in one call, timed, its seconds shared "
-    "among its texts, the detector's warm-up (model load, first pass on a probe) and fit excluded (`warmup_s`). "
-    "`texts_cached`: scores read back from the store (not timed). Detectors that share one forward pass per text "
-    "(the metric detectors on one model) pay it in the first of them to score the text; the others read it.")
+    "Scoring time per detector: each batch of texts scored in one call, timed, its seconds shared among its texts, "
+    "the detector's warm-up (model load, first pass on a probe) and fit excluded (`warmup_s`). Each score's cost is "
+    "stored with it, so a rerun that reads the scores back reports the seconds measured when they were computed: "
+    "`texts_scored` (computed in this run), `texts_cached` (read back), `texts_timed` (texts whose cost is known; "
+    "fewer for scores stored before costs were). Detectors that share one forward pass per text (`shared_with`: "
+    "the metric detectors on one model) pay it in the first of them to score the text, the others read it: "
+    "`s_per_text_shared` divides the group's seconds per text equally among its detectors.")
 
 
 def timing_by_attack(cost: pd.DataFrame) -> pd.Series:
@@ -329,7 +376,9 @@ def cost_by_length(cost: pd.DataFrame, length_column: str | None = None) -> pd.D
             else "words_in"
     lengths = cost[length_column].astype(float)
     edges = [0, *LENGTH_BUCKETS[1:], np.inf]
-    labels = [f"<={b}" for b in LENGTH_BUCKETS[1:]] + [f">{LENGTH_BUCKETS[-1]}"]
+    # plain labels (no "<" or ">", which Markdown would have to write as entities)
+    labels = [f"1–{LENGTH_BUCKETS[1]}"] + [f"{a + 1}–{b}" for a, b in zip(LENGTH_BUCKETS[1:], LENGTH_BUCKETS[2:])] \
+        + [f"{LENGTH_BUCKETS[-1] + 1}+"]
     bucket = pd.cut(lengths, bins=edges, labels=labels, right=True)
     t = cost.assign(bucket=bucket).groupby(["attack", "bucket"], observed=True)["wall_s"].agg(["mean", "size"])
     t = t.rename(columns={"mean": "wall_s_per_doc", "size": "docs"}).reset_index()
@@ -407,9 +456,11 @@ def _tables(tables: dict[str, pd.DataFrame], fpr) -> dict[str, pd.DataFrame]:
     about = _about(metrics)
     out = {}
     for f in _fprs(metrics, fpr):
-        out[f"accuracy_at_fpr_{f:g}"] = accuracy_at_fpr_table(metrics, f)
-        out[f"accuracy_at_fpr_{f:g}"].attrs["note"] = (
-            f"TPR at FPR {f:g} (RAID's accuracy). `underpowered`: a domain has fewer than 1/FPR = {1 / f:g} "
+        out[f"tpr_at_fpr_{f:g}"] = tpr_at_fpr_table(metrics, f)
+        out[f"tpr_at_fpr_{f:g}"].attrs["note"] = (
+            f"TPR at FPR {f:g}: the share of machine texts detected at a threshold calibrated on clean human texts "
+            "(what RAID's leaderboard calls accuracy; `accuracy` in the exported metrics is two-class accuracy over "
+            "machine and human texts, never this). `underpowered`: a domain has fewer than 1/FPR = {1 / f:g} "
             "human texts, so no threshold resolves this FPR: the TPR is not claimed (NaN) and "
             "`tpr_at_achieved_fpr` gives the figure at the FPR actually achieved.")
     out["auroc"] = auroc_table(metrics)
@@ -445,8 +496,8 @@ def _tables(tables: dict[str, pd.DataFrame], fpr) -> dict[str, pd.DataFrame]:
             "The `none` row is what the defense costs on clean text. Other tables: undefended rows only.")
         for f in _fprs(metrics, fpr):
             if not _select(metrics, "tpr", f, None).empty:
-                out[f"defense_accuracy_at_fpr_{f:g}"] = defense_table(metrics, "tpr", f)
-                out[f"defense_accuracy_at_fpr_{f:g}"].attrs["note"] = (
+                out[f"defense_tpr_at_fpr_{f:g}"] = defense_table(metrics, "tpr", f)
+                out[f"defense_tpr_at_fpr_{f:g}"].attrs["note"] = (
                     f"TPR at FPR {f:g} without and with each defense ({names}); columns as in defense_auroc.")
     for table in out.values():
         table.attrs["about"] = about
@@ -480,9 +531,12 @@ def _md_safe(frame: pd.DataFrame) -> pd.DataFrame:
     def label(v):
         return tuple(md_text(x) for x in v) if isinstance(v, tuple) else (md_text(v) if isinstance(v, str) else v)
 
-    cols = [col if pd.api.types.is_numeric_dtype(col) else
-            col.astype(object).map(lambda v: md_text(v) if isinstance(v, str) else v)
-            for _, col in frame.items()]
+    def cell(v):  # a text column's missing cell is empty, not "nan" (an attack not named is no attack "nan")
+        if isinstance(v, str):
+            return md_text(v)
+        return "" if v is None or (isinstance(v, float) and np.isnan(v)) else v
+
+    cols = [col if pd.api.types.is_numeric_dtype(col) else col.astype(object).map(cell) for _, col in frame.items()]
     out = pd.concat(cols, axis=1, keys=range(len(cols))) if cols else frame.copy()
     out.columns = frame.columns.map(label)
     out.index = frame.index if isinstance(frame.index, pd.RangeIndex) else frame.index.map(label)
@@ -498,6 +552,37 @@ def figures_markdown(figures: dict[str, str], folder: str | None = "../plots") -
     return "\n".join(lines) + "\n"
 
 
+_SECONDS = re.compile(r"(^|_)(wall|cpu|warmup)_s($|_per_(doc|text)$)|(^|_)s_per_(doc|text)(_shared)?$")
+_MILLISECONDS = re.compile(r"(^|_)(wall|cpu)_ms_per_doc$")
+
+
+def seconds_text(value) -> str:
+    """Seconds in the unit that shows them (s, ms, µs): a rule attack's 4 µs per document is not "0.000"."""
+    if value is None or not np.isfinite(value):
+        return "nan"
+    if value == 0:
+        return "0 s"
+    a = abs(value)
+    if a >= 1:
+        return f"{value:.3g} s"
+    return f"{value * 1e3:.3g} ms" if a >= 1e-3 else f"{value * 1e6:.3g} µs"
+
+
+def with_time_units(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its seconds (and milliseconds) columns written with their unit, for a reader's table
+    (Markdown, the terminal); CSV and JSON keep the numbers."""
+    out = frame.copy()
+    for col in frame.columns:
+        name = col if isinstance(col, str) else ""
+        if not pd.api.types.is_numeric_dtype(frame[col]) or pd.api.types.is_bool_dtype(frame[col]):
+            continue
+        if _SECONDS.search(name):
+            out[col] = [seconds_text(v) for v in pd.to_numeric(frame[col], errors="coerce")]
+        elif _MILLISECONDS.search(name):
+            out[col] = [seconds_text(v / 1e3) for v in pd.to_numeric(frame[col], errors="coerce")]
+    return out
+
+
 def render_markdown(report: dict[str, pd.DataFrame], digits: int = 3, figures: dict[str, str] | None = None) -> str:
     """One Markdown document: the intervals' definition once, then each table with its note, then (with
     ``figures``) one caption line per figure. Labels and text cells are escaped (no raw HTML, no
@@ -509,18 +594,58 @@ def render_markdown(report: dict[str, pd.DataFrame], digits: int = 3, figures: d
         if table.attrs.get("note"):
             parts.append(table.attrs["note"] + "\n")
         flat = table.reset_index() if any(n is not None for n in table.index.names) else table
-        parts.append(_md_safe(flat).to_markdown(index=flat is table, floatfmt=f".{digits}f"))
+        # an unnamed 0, 1, 2 ... index is pandas', not the data's: not a column
+        index = flat is table and not isinstance(flat.index, pd.RangeIndex)
+        parts.append(_md_safe(with_time_units(flat)).to_markdown(index=index, floatfmt=f".{digits}f"))
         parts.append("")
     if figures:
         parts.append(figures_markdown(figures))
     return "\n".join(parts)
 
 
-def export_report(report: dict[str, pd.DataFrame], out_dir: str | Path, formats=("md", "csv", "json"),
+def _latex_label(text) -> str:
+    """A label or text cell for LaTeX before Styler's escaping: each invisible or bidi character written
+    ``[U+202E]`` (ASCII; a TeX engine never sees the character itself)."""
+    from ._escape import _label, is_invisible
+
+    return "".join(f"[{_label(c)}]" if is_invisible(c) else c for c in str(text).replace("\n", " "))
+
+
+def render_latex(table: pd.DataFrame, digits: int = 3, caption: str | None = None) -> str:
+    """One table as LaTeX with booktabs rules (``\\toprule``, ``\\midrule``, ``\\bottomrule``: add
+    ``\\usepackage{booktabs}``), through pandas' Styler: every label and text cell escaped for LaTeX (a label
+    such as ``\\input{...}`` is printed, never run), numbers to ``digits`` places, seconds with their unit."""
+    flat = table.reset_index() if any(n is not None for n in table.index.names) else table
+    flat = with_time_units(flat)
+    flat = flat.map(lambda v: _latex_label(v) if isinstance(v, str) else v)
+    flat.columns = [_latex_label(c) for c in flat.columns]
+    styler = flat.style.format(precision=digits, escape="latex", na_rep="--")
+    styler = styler.format_index(escape="latex", axis=1)
+    if not isinstance(flat.index, pd.RangeIndex):
+        styler = styler.format_index(escape="latex", axis=0)
+    else:
+        styler = styler.hide(axis="index")
+    index = "" if isinstance(flat.index, pd.RangeIndex) else "l" * flat.index.nlevels
+    numeric = "".join("r" if pd.api.types.is_numeric_dtype(flat[c]) and not pd.api.types.is_bool_dtype(flat[c])
+                      else "l" for c in flat.columns)
+    return styler.to_latex(hrules=True, caption=None if caption is None else _latex_escape(caption),
+                           column_format=index + numeric)
+
+
+_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
+          "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+
+
+def _latex_escape(text: str) -> str:
+    """A caption for LaTeX: its special characters printed as themselves."""
+    return "".join(_LATEX.get(c, c) for c in _latex_label(text))
+
+
+def export_report(report: dict[str, pd.DataFrame], out_dir: str | Path, formats=("md", "csv", "json", "tex"),
                   figures: dict[str, str] | None = None) -> list[Path]:
-    """Write the report as Markdown (one file; with ``figures``, a caption line per figure), CSV and JSON
-    (one file per table)."""
-    allowed = {"md", "csv", "json"}
+    """Write the report as Markdown (one file; with ``figures``, a caption line per figure), CSV, JSON and
+    LaTeX (booktabs; one file per table)."""
+    allowed = {"md", "csv", "json", "tex"}
     bad = sorted(set(formats) - allowed)
     if bad:
         raise ValueError(f"unknown report format(s) {bad}; choose from {sorted(allowed)}")
@@ -532,6 +657,8 @@ def export_report(report: dict[str, pd.DataFrame], out_dir: str | Path, formats=
     for name, table in report.items():
         if "csv" in formats:
             written.append(atomic_write(out / f"{name}.csv", table.to_csv))
+        if "tex" in formats:
+            written.append(write_text(out / f"{name}.tex", render_latex(table, caption=name)))
         if "json" in formats:
             written.append(write_text(out / f"{name}.json", json.dumps(
                 json.loads(table.reset_index().to_json(orient="records")), indent=1)))

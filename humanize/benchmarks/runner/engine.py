@@ -50,7 +50,8 @@ from .store import ResultsStore, computed_attack_record, text_hash
 __all__ = ["CLEAN", "COST_COLUMNS", "DETECTOR_COST_COLUMNS", "INFO_COUNTS", "RunResult", "run", "sample_rows"]
 
 #: The columns of the run's ``detector_cost`` table (:func:`detector_cost_row`).
-DETECTOR_COST_COLUMNS = ("detector", "texts_scored", "texts_cached", "wall_s", "cpu_s", "s_per_text", "cpu_s_per_text",
+DETECTOR_COST_COLUMNS = ("detector", "texts_scored", "texts_cached", "texts_timed", "wall_s", "cpu_s", "s_per_text",
+                         "s_per_text_shared", "shared_with", "cpu_s_per_text",
                          "warmup_s")
 
 
@@ -195,8 +196,15 @@ def _run_attacks(config: RunConfig, store: ResultsStore, executor, machine: pd.D
     # every attack and θ at once: an executor with workers keeps them busy across the jobs
     stages = run_stages(executor, work_items, progress=progress, name="attacks")
     for (spec, label, attack, key), stage in zip(plan, stages):
-        # the warm-up seconds a computed batch paid (jobs.warm_up): a cost of this run, not of the stored output
+        # the warm-up seconds a computed batch paid (jobs.warm_up), stored beside the output (issue #34): a cached
+        # rerun reports what the run that computed it paid
         warmups = {h: stage.results[h].get("warmup_s") for h in stage.computed}
+        paid = [(h, {"warmup_s": w}) for h, w in warmups.items() if w is not None]
+        if paid:
+            store.put_item_costs(key, paid)
+        cached = [h for h in stage.results if h not in warmups]
+        if cached:
+            warmups.update({h: c["warmup_s"] for h, c in store.item_costs(key, cached).items()})
         for h in stage.computed:  # the shape a cached row has (store.attack_record), whichever way it came
             stage.results[h] = computed_attack_record(key, h, stage.results[h])
         work["attacked"] += len(stage.computed)
@@ -253,6 +261,7 @@ def _detector_key(detector, train: pd.DataFrame | None) -> str:
 
 def _put_scores(store: ResultsStore, key: str, done: list) -> None:
     store.put_scores(key, [(h, _score(r)) for h, r in done])
+    store.put_item_costs(key, [(h, r) for h, r in done if isinstance(r, dict)])
 
 
 def _score(result) -> float:
@@ -314,9 +323,14 @@ def _score_all(config: RunConfig, store: ResultsStore, executor, groups: list[di
 
             raise RunError(f"detector {spec.base_label()!r} scored every one of its {len(got)} texts NaN; nothing "
                            "was evaluated: fix the detector and rerun")
-        if timing is not None:
-            timing.append(detector_cost_row(spec.base_label(), [stage.results[h] for h in stage.computed],
+        if timing is not None:  # every text's cost as measured when it was scored, this run or an earlier one
+            stored = store.item_costs(key, [h for h in every if h in have])
+            costs = [stage.results[h] if isinstance(stage.results[h], dict) else stored.get(h)
+                     for h in every if h in stage.results]
+            timing.append(detector_cost_row(spec.base_label(), costs, len(stage.computed),
                                             len(stage.results) - len(stage.computed)))
+    if timing is not None:
+        _attribute_shared_passes(timing, {spec.base_label(): det for spec, *_, det in plan})
     return scores
 
 
@@ -335,16 +349,56 @@ def _nothing_scored(label: str, stage_failures: list):
     return err
 
 
-def detector_cost_row(label: str, computed: list, cached: int) -> dict:
-    """A detector's row of the run's ``detector_cost`` table: the texts it scored in this run and ``cached``,
-    its scoring seconds (wall, CPU) in all and per text, its warm-up seconds (outside those)."""
-    wall = sum(r["wall_s"] for r in computed)
-    cpu = sum(r["cpu_s"] for r in computed)
-    warm = [r["warmup_s"] for r in computed if r.get("warmup_s") is not None]
-    n = len(computed)
-    return {"detector": label, "texts_scored": n, "texts_cached": int(cached), "wall_s": wall if n else math.nan,
-            "cpu_s": cpu if n else math.nan, "s_per_text": wall / n if n else math.nan,
-            "cpu_s_per_text": cpu / n if n else math.nan, "warmup_s": sum(warm) if warm else math.nan}
+def detector_cost_row(label: str, costs: list, scored: int, cached: int) -> dict:
+    """A detector's row of the run's ``detector_cost`` table: ``costs``, one per text of the run in a fixed order,
+    each what that text's score cost when it was computed (this run or an earlier one: the store keeps it; None
+    where a score was stored before costs were); ``scored`` of them computed now and ``cached`` read back. Its
+    scoring seconds (wall, CPU) over the texts whose cost is known, in all and per text, and its warm-up seconds
+    (outside those): the same figures on a rerun from the store as on the cold run (issue #34)."""
+    known = [c for c in costs if c is not None and c.get("wall_s") is not None]
+    wall = math.fsum(c["wall_s"] for c in known)
+    cpu = math.fsum(c["cpu_s"] for c in known if c.get("cpu_s") is not None)
+    warm = [c["warmup_s"] for c in known if c.get("warmup_s") is not None]
+    n = len(known)
+    return {"detector": label, "texts_scored": int(scored), "texts_cached": int(cached), "texts_timed": n,
+            "wall_s": wall if n else math.nan, "cpu_s": cpu if n else math.nan, "s_per_text": wall / n if n else math.nan,
+            "cpu_s_per_text": cpu / n if n else math.nan, "warmup_s": math.fsum(warm) if warm else math.nan,
+            "shared_with": "", "s_per_text_shared": wall / n if n else math.nan}
+
+
+def _pass_key(detector) -> tuple | None:
+    """What a detector's forward pass is keyed on when detectors share it (the per-process LM statistics cache,
+    :mod:`humanize.detectors.lm_stats`): its scoring (and reference) models and ``max_tokens``; None for a
+    detector that runs no shared pass."""
+    from humanize.detectors.metric import CausalLMMetricDetector
+
+    from .model_sharing import component_models
+
+    if not isinstance(detector, CausalLMMetricDetector):
+        return None
+    try:
+        models = tuple(sorted(key for _, key, _ in component_models(detector)))
+    except TypeError:  # a model that cannot be identified: no sharing claimed
+        return None
+    return (*models, getattr(detector, "max_tokens", None))
+
+
+def _attribute_shared_passes(rows: list[dict], detectors: dict) -> None:
+    """Detectors that share one forward pass per text: the first to score a text pays it, the others read it from
+    the cache and show next to nothing. Each row names the others (``shared_with``), and ``s_per_text_shared`` is
+    the group's seconds per text divided among its detectors (an equal share of the pass, plus their own work)."""
+    groups: dict = {}
+    for row in rows:
+        key = _pass_key(detectors.get(row["detector"]))
+        if key is not None:
+            groups.setdefault(key, []).append(row)
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        total = math.fsum(r["s_per_text"] for r in members if r["s_per_text"] == r["s_per_text"])
+        for row in members:
+            row["shared_with"] = ", ".join(r["detector"] for r in members if r is not row)
+            row["s_per_text_shared"] = total / len(members)
 
 
 def _quality_meter(config: RunConfig):
@@ -358,7 +412,8 @@ def _quality(config: RunConfig, store: ResultsStore, executor, outputs: dict[str
     time with every attack together, so each original's perplexity is computed once, not per attack."""
     meter = _quality_meter(config)
     # keyed on the meter's fingerprint: its parameters and the RESOLVED models (a new default model recomputes)
-    suffix = "|quality=" + meter.fingerprint()
+    # ... and the normalizer behind the "as read" columns (issue #34)
+    suffix = "|read=" + jobs.read_fingerprint() + "|quality=" + meter.fingerprint()
     keys = {label: f"{frame['attack_key'].iloc[0]}{suffix}" for label, frame in outputs.items() if len(frame)}
     have = {label: store.quality(keys[label], frame["input_hash"].tolist()) if len(frame) else {}
             for label, frame in outputs.items()}

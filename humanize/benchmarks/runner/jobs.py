@@ -329,9 +329,61 @@ def build_quality_meter(kwargs: dict):
     return QualityMeter(**kwargs)
 
 
+#: the meters that are also read on the text as a person sees it (issue #34): cheap, and blind to nothing a
+#: reader sees; their columns get :data:`READ_SUFFIX`
+READ_METERS = ("cosine", "rouge_l", "flesch", "edit_rate")
+READ_SUFFIX = "_read"
+#: the version of the "as read" columns: bump it when what they compute changes
+READ_VERSION = "2"  # 2: changed_read (whether a reader sees any change)
+
+
+def reader():
+    """The normalizer that gives the text a reader sees: :class:`humanize.defenses.Normalize` at its defaults
+    (look-alike letters folded, invisible and bidi characters deleted, whitespace collapsed, NFKC)."""
+    from humanize.defenses.normalize import Normalize
+
+    return Normalize()
+
+
+def read_fingerprint() -> str:
+    """What the "as read" quality columns depend on, for the quality cache key."""
+    return f"{READ_VERSION}:{reader().fingerprint()}"
+
+
+def _read_meter(meter):
+    """The cheap meters of ``meter`` (cosine with its encoder, ROUGE-L, Flesch, edit rates), None if none runs."""
+    from humanize.quality import METERS, QualityMeter
+
+    active = [m for m in READ_METERS if m in (METERS if meter.meters is None else meter.meters)]
+    if not active:
+        return None
+    return QualityMeter(encoder=meter.encoder, meters=active, batch_size=meter.batch_size,
+                        max_chars=meter.max_chars, device=meter.device)
+
+
 def quality_pairs(meter, pairs: list[tuple[str, str]]) -> list[dict]:
-    """One quality record per (original, attacked) pair."""
-    table = meter.score([o for o, _ in pairs], [t for _, t in pairs])
+    """One quality record per (original, attacked) pair: every meter on the texts as they are, and the cheap
+    meters (:data:`READ_METERS`) again on both texts as a reader sees them (:func:`reader`), in columns
+    ``<name>_read``: a homoglyph or an invisible character changes the bytes a meter reads, not the words a
+    person reads. Pairs the normalizer leaves as they are copy their raw figures."""
+    originals, attacked = [o for o, _ in pairs], [t for _, t in pairs]
+    table = meter.score(originals, attacked)
+    read_meter = _read_meter(meter)
+    if read_meter is None:
+        return table.to_dict(orient="records")
+    normalize = reader()
+    read_o, read_t = [normalize(o) for o in originals], [normalize(t) for t in attacked]
+    differ = [i for i in range(len(pairs)) if read_o[i] != originals[i] or read_t[i] != attacked[i]]
+    columns = [c for c in table.columns if c != "note" and not c.endswith("_model")
+               and c in {"cosine", "rouge_l", "flesch_original", "flesch_attacked", "flesch_delta", "word_edit_rate",
+                         "char_edit_rate"}]
+    read = table[columns].copy()
+    if differ:
+        again = read_meter.score([read_o[i] for i in differ], [read_t[i] for i in differ])
+        read.loc[differ, columns] = again[columns].to_numpy()
+    table = table.join(read.add_suffix(READ_SUFFIX))
+    # whether a reader sees any change at all: what tells a meter's blind spot from a change no one sees
+    table["changed" + READ_SUFFIX] = [float(read_o[i] != read_t[i]) for i in range(len(pairs))]
     return table.to_dict(orient="records")
 
 

@@ -89,8 +89,8 @@ def timing_label(batch_docs: int) -> str:
 
 def cost_rows(outputs: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """Per attack output: its measured (or cached) cost, counts and input size; ``warmup_s``: the
-    one-off warm-up seconds of the batch whose first document it is (measured outside ``wall_s``;
-    NaN on the other rows and on cached ones); ``timing``: ``"per document"`` (the document timed alone) or
+    one-off warm-up seconds of the batch whose first document it is (measured outside ``wall_s``, stored beside
+    the output so a cached rerun reports it too; NaN on the other rows); ``timing``: ``"per document"`` (the document timed alone) or
     ``"batch mean"`` (an attack that batches, issue #24: ``wall_s`` and ``cpu_s`` are the batch's seconds
     divided by its ``batch_docs`` documents, ``peak_rss_mb`` the batch's; tokens and queries are the document's)."""
     if not outputs:

@@ -87,8 +87,12 @@ def run_stages(executor: Executor, work: list[StageWork], *, progress: bool = Fa
     if not todo:
         return outs
     bar = _bar(sum(len(b) for _, w in todo for b in w.batches), name or todo[0][1].job.name, progress)
+    waiting = {pos: w.job.name for pos, (_, w) in enumerate(todo)}  # jobs whose first batch (model load) is to come
+    _say_waiting(bar, waiting)
     try:
         for pos, outcome in _map_jobs(executor, [(w.job, w.batches) for _, w in todo]):
+            if waiting.pop(pos, None) is not None:
+                _say_waiting(bar, waiting)
             i, w = todo[pos]
             out = outs[i]
             if outcome.done:
@@ -112,6 +116,16 @@ def _map_jobs(executor, work: list[tuple]):
     return own(work) if callable(own) else Executor.map_jobs(executor, work)
 
 
+def _say_waiting(bar, waiting: dict) -> None:
+    """The bar names the jobs still on their first batch, which loads their models: the time left it shows is
+    not to be trusted until they have one (a model can take minutes to load while the bar stands still)."""
+    if bar is None:
+        return
+    names = list(waiting.values())
+    shown = ", ".join(names[:3]) + (f" +{len(names) - 3}" if len(names) > 3 else "")
+    bar.set_postfix_str(f"loading models / first batch: {shown}" if names else "", refresh=True)
+
+
 def _bar(total: int, desc: str, enabled: bool):
     """A progress bar over ``total`` documents, with their rate and the time left."""
     if not enabled:
@@ -120,4 +134,4 @@ def _bar(total: int, desc: str, enabled: bool):
 
     return tqdm(total=total, desc=desc, unit="doc", leave=False, smoothing=0.1,
                 bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} docs "
-                           "[{elapsed}<{remaining}, {rate_fmt}]")
+                           "[{elapsed}<{remaining}, {rate_fmt}{postfix}]")

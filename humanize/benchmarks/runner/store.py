@@ -354,6 +354,17 @@ class ResultsStore:
         rows = [normalize_row("scores", (detector_key, h), (s,)) for h, s in pairs]
         self._write("scores", rows, "store scores")
 
+    def item_costs(self, key: str, hashes: Sequence[str]) -> dict[str, dict]:
+        """``{text hash: {"wall_s", "cpu_s", "warmup_s"}}``: what each stored item (a detector's score, under its
+        detector key; an attack's output, under its attack key: its warm-up) cost when it was computed."""
+        names = [n for n, _ in TABLES["item_costs"][1]]
+        return {h: dict(zip(names, row)) for h, row in self._read("item_costs", key, hashes).items()}
+
+    def put_item_costs(self, key: str, rows: Iterable[tuple[str, dict]]) -> None:
+        names = [n for n, _ in TABLES["item_costs"][1]]
+        out = [normalize_row("item_costs", (key, h), tuple(r.get(n) for n in names)) for h, r in rows]
+        self._write("item_costs", out, "store item costs")
+
     # -- quality ------------------------------------------------------------------
     def quality(self, attack_key: str, hashes: Sequence[str]) -> dict[str, dict]:
         return {h: json.loads(row[0]) for h, row in self._read("quality", attack_key, hashes).items()}

@@ -27,6 +27,10 @@ TABLES: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str], ...]]] = {
          ("queries", "INTEGER"), ("machine", "TEXT")),
     ),
     "scores": (("detector_key", "text_hash"), (("score", "REAL"),)),
+    # what a computed item cost beyond what its own table keeps (issue #34), read back on a rerun so the report's
+    # costs survive caching: a score's share of its batch's wall and CPU seconds and the detector's warm-up on the
+    # batch's first text (key: the detector's), an attack output's warm-up (key: the attack's)
+    "item_costs": (("item_key", "text_hash"), (("wall_s", "REAL"), ("cpu_s", "REAL"), ("warmup_s", "REAL"))),
     "quality": (("attack_key", "input_hash"), (("metrics", "TEXT"),)),
     "runs": (("run_id",), (("config", "TEXT"), ("status", "TEXT"), ("tables", "TEXT"))),
     # the content hash of every dataset text a run read (train and test), by row id: what a later
@@ -35,7 +39,7 @@ TABLES: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str], ...]]] = {
 }
 #: Columns added after the first release; an older database gains them when first written to.
 ADDED_COLUMNS = {"attack_outputs": ("machine", "row_hash"), "scores": ("row_hash",), "quality": ("row_hash",),
-                 "runs": ("row_hash",), "inputs": ()}
+                 "runs": ("row_hash",), "inputs": (), "item_costs": ()}
 SCHEMA_VERSION = 2
 
 
