@@ -32,7 +32,7 @@ import pandas as pd  # noqa: E402
 
 from humanize import attacks, detectors  # noqa: E402
 from humanize.benchmarks.data import load_dataset  # noqa: E402
-from humanize.benchmarks.data.split import in_train_split  # noqa: E402
+from humanize._split import in_train_split  # noqa: E402
 from humanize.benchmarks.evaluation import evaluate  # noqa: E402
 from humanize.benchmarks.reporting.report import defense_table, render_markdown  # noqa: E402
 from humanize.defenses import get as get_defense  # noqa: E402

@@ -34,7 +34,7 @@ import io
 import keyword
 import sys
 from pathlib import Path
-from humanize.exceptions import PluginError  # defined there; importable here as before
+from humanize.exceptions import PluginError
 
 __all__ = ["PluginError", "load_plugin", "load_plugins", "loaded_plugins", "plugin_of", "file_digest",
            "missing_plugins"]

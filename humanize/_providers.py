@@ -13,7 +13,7 @@ needs nothing above the attacks.
 from __future__ import annotations
 
 from typing import Any, Callable, Optional
-from humanize.exceptions import ProviderMissing  # defined there; importable here as before
+from humanize.exceptions import ProviderMissing
 
 __all__ = ["ProviderMissing", "set_training_sets", "training_sets_installed", "training_set"]
 

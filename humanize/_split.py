@@ -16,8 +16,7 @@ part are moved to the test part. Both say how many texts they found more than on
 
 Both live here, below the attacks, so that the benchmarks (the runner) and the
 attack layer's training sets use one rule without the attacks importing the
-benchmarks (``humanize.benchmarks.data.split`` and ``humanize.benchmarks.runner.attack_spec``
-re-export them).
+benchmarks.
 """
 from __future__ import annotations
 

@@ -23,8 +23,8 @@ one of the string shorthands:
 - ``"str"``, ``"nonempty str"``;
 - ``"seed"``: any int, numpy integers included (never a bool);
 - ``"callable"``;
-- ``"model"``: a model name or path (``str``, ``os.PathLike``) or a loaded model (an object with
-  ``.model`` and ``.resolved``);
+- ``"model"`` (:data:`MODEL`, the one model-name rule): a model name or path (a non-blank ``str``,
+  ``os.PathLike``) or a loaded model (an object with ``.model`` and ``.resolved``);
 - ``"sequence of str"``: a list or tuple of str.
 
 Numbers: ``Interval(Integral, ...)`` takes ``int`` and numpy integers, ``Interval(Real, ...)`` any
@@ -45,7 +45,8 @@ import numpy as np
 
 from .exceptions import InvalidParameterError
 
-__all__ = ["Constraint", "Interval", "Options", "InstanceOf", "HasMethods", "SequenceOf", "make_constraint",
+__all__ = ["Constraint", "Interval", "Options", "InstanceOf", "HasMethods", "SequenceOf", "MODEL", "NONBLANK_STR",
+           "make_constraint",
            "validate_parameter_constraints", "check_texts", "check_text", "describe_value"]
 
 #: Parameters whose value is never printed (an API key, a token).
@@ -269,10 +270,32 @@ class _Predicate(Constraint):
         return self._text
 
 
-def _is_model(value: Any) -> bool:
-    if isinstance(value, (str, os.PathLike)):
-        return True
-    return hasattr(value, "model") and hasattr(value, "resolved")
+class _ModelArgument(Constraint):
+    """A model argument: a non-blank name or path, or a loaded model (``.model`` and ``.resolved``)."""
+
+    def is_satisfied_by(self, value: Any) -> bool:
+        if isinstance(value, os.PathLike):
+            return True
+        if isinstance(value, str):
+            return bool(value.strip())
+        return hasattr(value, "model") and hasattr(value, "resolved")
+
+    def describe(self) -> str:
+        return "a model name or path (not blank), or a loaded model"
+
+
+class _NonBlankStr(Constraint):
+    def is_satisfied_by(self, value: Any) -> bool:
+        return isinstance(value, str) and bool(value.strip())
+
+    def describe(self) -> str:
+        return "a non-blank str"
+
+
+#: The one rule of every argument that names a model (the ``"model"`` shorthand is this constraint).
+MODEL = _ModelArgument()
+#: A str with a non-space character (a hub id, a server's model name, a label).
+NONBLANK_STR = _NonBlankStr()
 
 
 _SHORTHANDS = {
@@ -281,7 +304,7 @@ _SHORTHANDS = {
     "nonempty str": _Predicate(lambda v: isinstance(v, str) and bool(v), "a non-empty str"),
     "seed": _Predicate(_is_integral, "an int seed"),
     "callable": _Predicate(callable, "a callable"),
-    "model": _Predicate(_is_model, "a model name or path, or a loaded model"),
+    "model": MODEL,
     "sequence of str": _Predicate(lambda v: isinstance(v, (list, tuple)) and all(isinstance(x, str) for x in v),
                                   "a list or tuple of str"),
 }

@@ -23,9 +23,9 @@
     ├── InadmissibleTransform a format counterfactual that does not apply to a document
     └── SplitGGUFError       a packaged model's parts that do not assemble
 
-Each class is also importable where it was defined before (``humanize.benchmarks.runner.config.ConfigError``,
-``humanize.models.ModelUnavailable``, ...): the same class object, so existing ``except`` clauses
-keep working. Each keeps the built-in base it had (``RuntimeError``, ``ValueError``, ``LookupError``).
+Import them from here (the package faces ``humanize.models.ModelUnavailable``,
+``humanize.detectors.NotFittedError`` and ``humanize.benchmarks.data.DatasetUnavailable`` are the same class
+objects). Each keeps the built-in base it had (``RuntimeError``, ``ValueError``, ``LookupError``).
 Messages say what was given and what is allowed, and never contain a secret.
 """
 

@@ -41,7 +41,8 @@ import numpy as np
 
 from humanize._canonical import canonical
 from humanize.attacks.base import Attack, AttackResult, apply_edits, check_edits
-from humanize.detectors.base import Detector, NotFittedError
+from humanize.detectors.base import Detector
+from humanize.exceptions import NotFittedError
 
 __all__ = ["ConformanceError", "check_attack", "check_detector", "ATTACK_CHECKS", "DETECTOR_CHECKS",
            "ATTACK_STATIC_CHECKS", "DETECTOR_STATIC_CHECKS", "DEFAULT_TEXTS", "ODD_TEXTS", "TRAIN_TEXTS",

@@ -72,7 +72,7 @@ def test_options_instance_of_has_methods_sequence_of():
     ("nonempty str", ["a"], ["", b"a", None]),
     ("seed", [0, -3, np.int32(5), 2**70], [1.0, True, np.bool_(False), "1", None]),
     ("callable", [len, lambda: 1], [1, "len"]),
-    ("model", ["gpt2", __import__("pathlib").Path("m")], [3, None, object()]),
+    ("model", ["gpt2", __import__("pathlib").Path("m")], [3, None, object(), "", "  "]),
     ("sequence of str", [[], ["a"], ("a", "b")], ["a", ["a", 1], {"a"}]),
     (None, [None], [0, ""]),
 ])
@@ -90,6 +90,17 @@ def test_a_loaded_model_is_a_model():
         resolved = "org/model"
 
     assert make_constraint("model").is_satisfied_by(Loaded())
+
+
+def test_one_model_name_rule():
+    """The ``"model"`` shorthand is :data:`MODEL` itself (issue #36: a blank name was accepted by one, refused by the other)."""
+    from humanize._validation import MODEL
+    from humanize.exceptions import InvalidParameterError
+
+    assert make_constraint("model") is MODEL
+    with pytest.raises(InvalidParameterError, match=r"X: lm must be a model name or path \(not blank\), or a loaded "
+                                                    r"model, got '' \(str\)"):
+        validate_parameter_constraints("X", {"lm": ["model"]}, {"lm": ""})
 
 
 def test_unknown_shorthand_is_refused():

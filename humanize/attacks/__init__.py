@@ -20,9 +20,9 @@ from .registry import _REGISTRY, RULE_BASED, available, get, origin, register, r
 
 #: Helpers of the format counterfactuals that are not registered attacks.
 _EXTRAS = {
-    "FormatProfile": "format",
+    "FormatProfile": "format_profile",
     "is_admissible": "format",
-    "InadmissibleTransform": "format",
+    "InadmissibleTransform": "humanize.exceptions:InadmissibleTransform",
     "Target": "humanize.detectors.target:Target",  # what a guided attack (RAFT, HMGC) queries
 }
 #: Every registered attack class under its class name, plus the extras: adding an attack is

@@ -1,4 +1,4 @@
-"""Text helpers of the attacks: character classes; words and sentences re-exported from :mod:`humanize.text`."""
+"""Text helpers of the attacks: character classes (words and sentences: :mod:`humanize.text`)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,7 @@ from typing import Callable
 
 import numpy as np
 
-from humanize.text import WORD_RE, sentence_spans, word_spans
-
-__all__ = ["WORD_RE", "char_classes", "is_invisible", "sentence_spans", "word_spans"]
+__all__ = ["char_classes", "is_invisible"]
 
 
 @lru_cache(maxsize=4096)

@@ -164,16 +164,6 @@ _new = object.__new__
 _IMMUTABLE = frozenset({str, int, float, bool, type(None), bytes})
 
 
-def _check_text(owner: Any, text: Any) -> str:
-    """One document (kept for callers outside the attack layer; :func:`humanize._validation.check_text`)."""
-    return check_text(text, type(owner).__name__, "apply")
-
-
-def _check_batch(owner: Any, texts: Any) -> list:
-    """A batch (kept for callers outside the attack layer; :func:`humanize._validation.check_texts`)."""
-    return check_texts(texts, type(owner).__name__, "batch")
-
-
 class Attack(EqualByParams, ParamsMixin):
     """Base class: a seeded, rate-controlled transformation of one document.
 

@@ -1,6 +1,6 @@
 """Attack blending: one attack per sentence (TH-Bench, Discussion "Attack Blending" and Appendix H).
 
-The text is cut into sentences (:func:`humanize.attacks._text.sentence_spans`; the text between
+The text is cut into sentences (:func:`humanize.text.sentence_spans`; the text between
 sentences is kept) and each sentence gets exactly one of the attacks, chosen by ``policy``:
 
 - ``"alternate"``: sentence ``i`` gets ``attacks[i % n]`` (TH-Bench App. H alternates Dipper and RAFT);
@@ -26,10 +26,10 @@ import numpy as np
 
 from humanize._validation import InstanceOf, Options, SequenceOf
 
-from ._text import sentence_spans
 from .base import Attack, AttackResult, BatchAttack, Edit, document_random
 from .composite import CompositeAttack
 from humanize.exceptions import InvalidParameterError
+from humanize.text import sentence_spans
 
 __all__ = ["Blend", "POLICIES", "QUALITY_LOSSES", "LOSS_FLOOR"]
 

@@ -41,9 +41,9 @@ from .format_profile import (
 )
 from .pipeline import compose_edits
 from humanize._validation import InstanceOf
-from humanize.exceptions import InadmissibleTransform  # defined there; importable here as before
+from humanize.exceptions import InadmissibleTransform
 
-__all__ = ["FormatProfile", "ImposeFormat", "InadmissibleTransform", "StripFormat", "is_admissible"]
+__all__ = ["ImposeFormat", "StripFormat", "is_admissible"]
 
 
 def _alnum(text: str) -> str:

@@ -22,8 +22,8 @@ from typing import Any, Iterable
 import numpy as np
 
 from humanize._validation import validate_parameter_constraints
+from humanize.text import sentence_spans
 
-from ._text import sentence_spans
 
 __all__ = ["FormatProfile", "UNBROKEN", "sentence_gaps"]
 
@@ -54,7 +54,7 @@ _COUNTS = ("n_documents", "n_line_breaks", "n_sentence_gaps", "n_quotes", "n_das
 def sentence_gaps(text: str) -> list[tuple[int, int]]:
     """Whitespace gaps ``(start, end)`` that follow a sentence end (``.!?…`` before closing quotes/brackets).
 
-    Sentences come from blingfire (:func:`humanize.attacks._text.sentence_spans`);
+    Sentences come from blingfire (:func:`humanize.text.sentence_spans`);
     only gaps made purely of whitespace are returned, so editing them can never
     touch a word.
     """

@@ -9,7 +9,7 @@ sentences with single spaces and so destroys the original whitespace.
 from __future__ import annotations
 
 
-from ._text import sentence_spans
+from humanize.text import sentence_spans
 from ._stream import DocumentRandom
 from .base import Edit, SiteAttack
 

@@ -31,7 +31,7 @@ _ASCII_CLASSES = np.array([_classes(chr(i)) for i in range(128)], dtype=bool)
 
 
 def _sites(text: str) -> list[int]:
-    """Start of every match of ``_text.WORD_RE`` whose first letter has a one-letter case swap.
+    """Start of every match of ``humanize.text.WORD_RE`` whose first letter has a one-letter case swap.
 
     Computed on character-class masks rather than by iterating matches: a word
     character starts a match unless the character before it is a word character,

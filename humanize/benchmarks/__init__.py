@@ -5,9 +5,6 @@
 - :mod:`.runner`: configure and carry out a run (config, jobs, stages, executors, store, manifest);
 - :mod:`.data` (datasets as RAID-schema rows) and :mod:`.evaluation` (protocols and statistics).
 
-The modules' old paths (``humanize.benchmarks.config``, ``.datasets``, ``.protocols``, ...) still
-import, with a :class:`DeprecationWarning` naming the new one (:mod:`._moved`), for one release.
-
 Importing this package installs the resolver of dataset-named training sets
 (``train="demo"``) that the attacks reach through :mod:`humanize._providers`,
 since they import nothing from here. A few helpers are exported here, imported

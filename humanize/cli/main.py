@@ -211,7 +211,8 @@ def _load_run(db: str, run_id: str | None, *, out: str | None = None, force: boo
     checked first (:func:`humanize.cli._outputs.check_folder`: not another run's outputs);
     ``with_manifest``: (run id, tables, manifest)."""
     from humanize.benchmarks.runner.manifest import run_manifest
-    from humanize.benchmarks.runner.store import ResultsStore, StoreError
+    from humanize.benchmarks.runner.store import ResultsStore
+    from humanize.exceptions import StoreError
     from humanize.cli._outputs import check_folder
 
     if not Path(db).exists():

@@ -23,7 +23,7 @@ from humanize._validation import Interval, check_texts, validate_parameter_const
 
 from .meter import CostMeter
 from .tokens import resolve_tokenizer
-from humanize.exceptions import SweepError  # defined there; importable here as before
+from humanize.exceptions import SweepError
 
 __all__ = ["SweepError", "length_sweep", "bucket_documents", "summarize_sweep"]
 

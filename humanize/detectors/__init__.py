@@ -6,7 +6,9 @@ Classes are imported on first access (``humanize.detectors.FastDetectGPT``) so t
 
 from humanize._lazy import lazy_getattr, registry_exports
 
-from .base import Detector, NotFittedError, check_labels, check_texts
+from humanize.exceptions import NotFittedError
+
+from .base import Detector, check_labels
 from .registry import _REGISTRY, available, get, origin, register, resolve
 
 #: Every registered detector class under its class name (derived from the registry, so adding
@@ -15,7 +17,7 @@ _CLASSES = registry_exports(_REGISTRY)
 #: What an attack queries (not a registered detector): a detector, its training set, query counts.
 _EXTRAS = {"Target": "target", "is_fitted": "target"}
 
-__all__ = ["Detector", "NotFittedError", "available", "check_labels", "check_texts", "get", "origin", "register",
+__all__ = ["Detector", "NotFittedError", "available", "check_labels", "get", "origin", "register",
            "resolve", *_EXTRAS, *_CLASSES]
 
 

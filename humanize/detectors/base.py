@@ -8,47 +8,18 @@ Learnable detectors also implement ``fit(texts, labels)``; labels are
 
 from __future__ import annotations
 
-import warnings
 from numbers import Integral
 from typing import Sequence
 
 import numpy as np
 
 from humanize._params import ParamsMixin
-from humanize._validation import Interval, validate_parameter_constraints
-from humanize._validation import check_texts as _check_texts
-from humanize.exceptions import NotFittedError  # noqa: F401  (defined there; importable here as before)
+from humanize._validation import Interval
 
 
 #: ``random_state`` of a learned detector: None or an int in [0, 2**32) (a ``RandomState`` object has
 #: no exact fingerprint, so cached scores could not be keyed on it).
 RANDOM_STATE = [Interval(Integral, 0, 2**32, closed="left"), None]
-
-
-def _deprecated(old: str, new: str) -> None:
-    warnings.warn(f"humanize.detectors.{old} is deprecated; {new}", DeprecationWarning, stacklevel=3)
-
-
-def check_texts(detector: "Detector", texts, method: str = "score") -> list[str]:
-    """Deprecated: the batch rule is :func:`humanize._validation.check_texts` (``texts, owner, method``).
-
-    Kept as a thin alias for plug-in detectors written against it; same checks, same messages.
-    """
-    _deprecated("check_texts", "use humanize._validation.check_texts(texts, type(self).__name__, method)")
-    owner = detector if isinstance(detector, str) else type(detector).__name__
-    return _check_texts(texts, owner, method)
-
-
-def check_random_state(owner: str, value) -> None:
-    """Deprecated: declare ``"random_state": RANDOM_STATE`` in ``_parameter_constraints`` instead."""
-    _deprecated("base.check_random_state", "declare 'random_state': RANDOM_STATE in _parameter_constraints")
-    validate_parameter_constraints(owner, {"random_state": RANDOM_STATE}, {"random_state": value})
-
-
-def check_bool(owner: str, name: str, value) -> None:
-    """Deprecated: declare ``name: ["boolean"]`` in ``_parameter_constraints`` instead."""
-    _deprecated("base.check_bool", f"declare {name!r}: ['boolean'] in _parameter_constraints")
-    validate_parameter_constraints(owner, {name: ["boolean"]}, {name: value})
 
 
 def check_labels(labels, n: int) -> np.ndarray:

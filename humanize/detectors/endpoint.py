@@ -52,13 +52,10 @@ from numbers import Integral, Real
 
 from humanize._canonical import canonical
 from humanize._secrets import redact
-from humanize._validation import Interval, check_texts
-from humanize.models.loading import NONBLANK_STR
-from humanize.exceptions import register_secret, scrub_secrets
-from humanize.generation.endpoint import (MAX_ANSWER_BYTES_BASE, ConnectionFailed, EndpointError, ResponseTooLarge,
-                                          _check_url, _display_url, _retry_after, error_message,
-                                          key_problem,
-                                          post)
+from humanize._validation import NONBLANK_STR, Interval, check_texts
+from humanize.exceptions import EndpointError, register_secret, scrub_secrets
+from humanize.generation.endpoint import (MAX_ANSWER_BYTES_BASE, ConnectionFailed, ResponseTooLarge, _check_url,
+                                          _display_url, _retry_after, error_message, key_problem, post)
 
 from .base import Detector
 from .json_request import TEXT, TEXTS, check_body, describe_value, fill_body, parse_score_path, read_score_path

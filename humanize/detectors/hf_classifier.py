@@ -26,8 +26,7 @@ from typing import Sequence
 
 import numpy as np
 
-from humanize._validation import Interval, check_texts
-from humanize.models.loading import NONBLANK_STR
+from humanize._validation import NONBLANK_STR, Interval, check_texts
 
 from .base import Detector
 

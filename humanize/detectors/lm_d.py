@@ -30,10 +30,10 @@ from typing import Sequence
 
 import numpy as np
 
-from humanize._validation import Interval, check_texts
-from humanize.models.loading import NONBLANK_STR
+from humanize._validation import NONBLANK_STR, Interval, check_texts
+from humanize.exceptions import NotFittedError
 
-from .base import Detector, NotFittedError, check_labels
+from .base import Detector, check_labels
 from .hf_classifier import batched_softmax
 
 _BINARY = ("human", "machine")

@@ -24,13 +24,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-import warnings
 from numbers import Integral
 
 import numpy as np
 
 from humanize._validation import Interval, check_texts, validate_parameter_constraints
-from humanize.models.loading import MODEL
 from humanize.models.scoring import STATISTICS_CACHE, model_key, text_key
 
 __all__ = [
@@ -302,13 +300,6 @@ def _moments(q, logp):
 
 
 # -- helpers for the detectors built on these statistics ------------------------------------------------
-
-
-def check_model_arg(value, name: str) -> None:
-    """Deprecated: declare ``name: [humanize.models.loading.MODEL]`` in ``_parameter_constraints`` instead."""
-    warnings.warn("humanize.detectors.lm_stats.check_model_arg is deprecated; declare the parameter with "
-                  "humanize.models.loading.MODEL in _parameter_constraints", DeprecationWarning, stacklevel=2)
-    validate_parameter_constraints("check_model_arg", {name: [MODEL]}, {name: value})
 
 
 def load_lm(value, device=None, dtype=None):

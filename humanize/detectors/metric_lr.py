@@ -18,8 +18,9 @@ from typing import Sequence
 import numpy as np
 
 from humanize._validation import Interval, check_texts
+from humanize.exceptions import NotFittedError
 
-from .base import NotFittedError, check_labels
+from .base import check_labels
 from .lm_stats import DEFAULT_MAX_TOKENS
 from .metric import FEATURES, CausalLMMetricDetector, feature_columns, reduce_statistics
 

@@ -29,8 +29,9 @@ import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 
 from humanize._validation import Interval, check_texts
+from humanize.exceptions import NotFittedError
 
-from .base import RANDOM_STATE, Detector, NotFittedError, check_labels
+from .base import RANDOM_STATE, Detector, check_labels
 
 FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
     "size": ("n_chars", "n_words", "n_sents", "mean_sent_len"),

@@ -14,9 +14,9 @@ from typing import Sequence
 import numpy as np
 
 from humanize._validation import Interval, check_texts, describe_value
-from humanize.exceptions import InvalidParameterError
+from humanize.exceptions import InvalidParameterError, NotFittedError
 
-from .base import RANDOM_STATE, Detector, NotFittedError, check_labels
+from .base import RANDOM_STATE, Detector, check_labels
 
 
 class TfidfLogReg(Detector):

@@ -17,7 +17,6 @@ generation so attacks can put them in ``AttackResult.info``.
 """
 from __future__ import annotations
 
-import warnings
 from numbers import Integral, Real
 from typing import Any, NamedTuple, Optional, Sequence, Union
 
@@ -115,14 +114,6 @@ def effective_temperature(temperature: float) -> float:
 
 
 _REQUEST_CONSTRAINTS = {"seed": ["seed"], "max_new_tokens": [Interval(Integral, 1, None), None]}
-
-
-def check_sampling(owner: str, temperature: Any, top_p: Any, max_new_tokens: Any) -> None:
-    """Deprecated: declare :data:`SAMPLING_CONSTRAINTS` in ``_parameter_constraints`` instead."""
-    warnings.warn("humanize.generation.base.check_sampling is deprecated; declare SAMPLING_CONSTRAINTS in "
-                  "_parameter_constraints", DeprecationWarning, stacklevel=2)
-    validate_parameter_constraints(owner, SAMPLING_CONSTRAINTS,
-                                   {"temperature": temperature, "top_p": top_p, "max_new_tokens": max_new_tokens})
 
 
 def report_usage(generations: Sequence[Generation]) -> None:

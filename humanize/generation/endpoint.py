@@ -36,12 +36,11 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from numbers import Integral, Real
 
-from humanize._validation import Interval, Options
-from humanize.models.loading import NONBLANK_STR
+from humanize._validation import NONBLANK_STR, Interval, Options
 
 from .base import (SAMPLING_CONSTRAINTS, Generation, Generator, Request, check_requests, effective_temperature,
                    report_usage)
-from humanize.exceptions import EndpointError  # defined there; importable here as before
+from humanize.exceptions import EndpointError
 from humanize.exceptions import InvalidParameterError, register_secret, scrub_secrets
 
 __all__ = ["EndpointChat", "EndpointError", "DEFAULT_BASE_URL", "answer_limit", "key_problem", "post"]

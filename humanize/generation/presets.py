@@ -27,9 +27,8 @@ from dataclasses import dataclass
 from numbers import Integral
 from typing import Any, Optional, Sequence
 
-from humanize._validation import Interval, Options
+from humanize._validation import MODEL, NONBLANK_STR, Interval, Options
 from humanize.exceptions import ModelUnavailable
-from humanize.models.loading import MODEL, NONBLANK_STR
 
 from .base import SAMPLING_CONSTRAINTS, Generation, Generator, Request, check_requests
 from .local import LocalChat

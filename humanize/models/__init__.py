@@ -11,8 +11,8 @@ GPT-2 the offline default is :data:`DEFAULT_CAUSAL_LM`; the rewriting attacks de
 model, :data:`DEFAULT_CHAT_LM`, so no attack is scored by its own writer. Results record
 ``LoadedModel.resolved``, the model that actually produced them.
 """
+from humanize.exceptions import ModelUnavailable
 from .cache import cache_dir, clear_loaded, loaded_models
-from .errors import ModelUnavailable
 from .identity import model_identity
 from .loading import (
     LoadedModel,

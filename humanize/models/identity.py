@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any, Optional
 
 from humanize._canonical import digest
+from humanize.exceptions import ModelUnavailable
 
-from .errors import ModelUnavailable
 from .registry import get_alias
 
 __all__ = ["model_identity", "loaded_identity", "identity_key", "directory_digest"]

@@ -14,11 +14,10 @@ from typing import Any, Callable, Optional
 
 from numbers import Integral
 
-from humanize._validation import Constraint, InstanceOf, Interval, describe_value, validate_parameter_constraints
-from humanize.exceptions import InvalidParameterError
+from humanize._validation import InstanceOf, Interval, describe_value, validate_parameter_constraints
+from humanize.exceptions import InvalidParameterError, ModelUnavailable
 
 from .cache import cache_dir, get_or_load
-from .errors import ModelUnavailable
 from .gguf import convert_gguf, converted_dir, is_converted
 from .registry import DEFAULT_CAUSAL_LM, DEFAULT_SENTENCE_ENCODER, PACKAGED, get_alias
 
@@ -257,34 +256,6 @@ def _hub_build(name: str, build: Callable[[dict], Any]):
         raise OSError(f"the Hugging Face hub at {_hub_endpoint()} cannot be reached ({why}) and {name!r} is not in "
                       "the local cache; without a network set HF_HUB_OFFLINE=1 and use an offline alias or a local "
                       "model directory") from exc
-
-
-class _ModelArgument(Constraint):
-    """A model argument: a non-blank name or path, or a loaded model (``.model`` and ``.resolved``)."""
-
-    def is_satisfied_by(self, value: Any) -> bool:
-        if isinstance(value, os.PathLike):
-            return True
-        if isinstance(value, str):
-            return bool(value.strip())
-        return hasattr(value, "model") and hasattr(value, "resolved")
-
-    def describe(self) -> str:
-        return "a model name or path (not blank), or a loaded model"
-
-
-class _NonBlankStr(Constraint):
-    def is_satisfied_by(self, value: Any) -> bool:
-        return isinstance(value, str) and bool(value.strip())
-
-    def describe(self) -> str:
-        return "a non-blank str"
-
-
-#: The parameter constraint of every argument that names a model (:mod:`humanize._validation`).
-MODEL = _ModelArgument()
-#: A str with a non-space character (a hub id, a server's model name, a label).
-NONBLANK_STR = _NonBlankStr()
 
 
 def _check_name(name: Any) -> str:

@@ -19,7 +19,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
-from humanize.exceptions import SplitGGUFError  # defined there; importable here as before
+from humanize.exceptions import SplitGGUFError
 
 __all__ = ["SplitGGUF", "join_parts", "SplitGGUFError"]
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
+from humanize.exceptions import ModelUnavailable
 from .cache import get_or_load
-from .errors import ModelUnavailable
 from .registry import get_alias
 
 __all__ = ["WordVectors", "load_word_vectors"]

@@ -12,8 +12,8 @@ import shutil
 import warnings
 from pathlib import Path
 
+from humanize.exceptions import ModelUnavailable
 from .cache import cache_dir, get_or_load
-from .errors import ModelUnavailable
 
 __all__ = ["load_wordnet"]
 

@@ -9,10 +9,9 @@ import pandas as pd
 
 from humanize._params import ParamsMixin
 
-from humanize._validation import InstanceOf, Interval
+from humanize._validation import MODEL, InstanceOf, Interval
 from humanize.exceptions import InvalidParameterError
 from humanize.models import DEFAULT_CAUSAL_LM, DEFAULT_SENTENCE_ENCODER, LoadedModel
-from humanize.models.loading import MODEL
 
 from ._common import check_pairs
 from .entailment import DEFAULT_NLI_MODEL, entailment_with_notes

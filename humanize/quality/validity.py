@@ -427,7 +427,7 @@ def swap_validity(originals, attacked, context_lm=None, *, context_threshold: fl
 def swap_validity_with_note(originals, attacked, context_lm=None, *, context_threshold: float | None = None,
                             device=None) -> tuple[pd.DataFrame, str]:
     """:func:`swap_validity`, or NaN columns and the reason where WordNet is not installed."""
-    from humanize.models.errors import ModelUnavailable
+    from humanize.exceptions import ModelUnavailable
 
     try:
         return swap_validity(originals, attacked, context_lm, context_threshold=context_threshold,

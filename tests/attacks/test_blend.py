@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from humanize.attacks import Attack, Homoglyph, UpperLower, apply_edits, check_edits
-from humanize.attacks._text import sentence_spans
 from humanize.attacks.blend import LOSS_FLOOR, Blend
+from humanize.text import sentence_spans
 
 TEXT = "  The cat sat on the mat. It was happy there.  Dogs bark at night!\n\nBirds sing in spring. Fish swim. "
 UPPER = UpperLower(rate=1.0, seed=1)  # flips the case of every word's first letter

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from humanize.attacks import article_deletion, upper_lower, whitespace, zero_width_space
 from humanize.attacks import apply_edits
-from humanize.attacks._text import WORD_RE
+from humanize.text import WORD_RE
 
 _pieces = st.sampled_from(
     ["the", "The", "THE", "a", "A", "an", "An", "AN", " ", "  ", "\t", "\n", "\u200b", "\u00a0", ".", "!", "'",

@@ -15,6 +15,7 @@ from humanize import attacks
 from humanize.attacks import FormatProfile, ImposeFormat, StripFormat, apply_edits, check_edits, is_admissible
 from humanize.attacks import format as fmt
 from humanize.attacks.format_profile import UNBROKEN, sentence_gaps
+from humanize.exceptions import InadmissibleTransform
 
 from ..work import assert_linear
 from .conftest import TRICKY_TEXTS
@@ -93,7 +94,7 @@ def test_is_admissible_ignores_formatting_and_catches_word_changes():
 
 def test_an_inadmissible_output_raises_instead_of_returning(monkeypatch):
     monkeypatch.setattr(fmt, "_strip_edits", lambda text: [attacks.Edit(0, 1, "X")])
-    with pytest.raises(fmt.InadmissibleTransform, match="alphanumeric"):
+    with pytest.raises(InadmissibleTransform, match="alphanumeric"):
         StripFormat()("abc")
     with pytest.raises(ValueError):  # InadmissibleTransform is a ValueError
         ImposeFormat(_profile())("abc")

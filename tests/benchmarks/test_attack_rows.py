@@ -5,8 +5,8 @@ import numpy as np
 from humanize import attacks
 from humanize.attacks import AttackResult
 from humanize.benchmarks.runner import jobs
-from humanize.benchmarks.runner.store import ResultsStore, attack_record, computed_attack_record, text_hash
-from humanize.text import text_digest
+from humanize.benchmarks.runner.store import ResultsStore, attack_record, computed_attack_record
+from humanize.text import text_digest, text_hash
 
 
 class _Odd(attacks.Homoglyph):

@@ -4,8 +4,9 @@ import pytest
 
 from humanize import attacks
 from humanize.attacks import FormatProfile, ImposeFormat, Pipeline
-from humanize.benchmarks.runner.config import AttackSpec, ConfigError, DetectorSpec, RunConfig, load_config
+from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfig, load_config
 from humanize.benchmarks.data import load_demo
+from humanize.exceptions import ConfigError
 
 PROFILE = {"line_length_values": [40, 60], "line_length_counts": [3, 1], "paragraph_break_rate": 0.5,
            "double_space_rate": 0.25, "curly_quote_rate": 1.0, "dash_rate": 0.5, "em_dash_share": 0.5}

@@ -6,9 +6,10 @@ import json
 
 import pytest
 
-from humanize.benchmarks.runner.config import (AttackSpec, ConfigError, DefenseSpec, DetectorSpec, RunConfig,
-                                        config_from_dict, config_from_stored, demo_config, load_config)
+from humanize.benchmarks.runner.config import (AttackSpec, DefenseSpec, DetectorSpec, RunConfig, config_from_dict,
+                                               config_from_stored, demo_config, load_config)
 from humanize.cli.main import _config_from_args, build_parser, main
+from humanize.exceptions import ConfigError
 
 
 def _run_id(cfg):

@@ -2,7 +2,8 @@
 import pytest
 
 from humanize.benchmarks.runner import jobs
-from humanize.benchmarks.runner.config import ConfigError, load_config
+from humanize.benchmarks.runner.config import load_config
+from humanize.exceptions import ConfigError
 from humanize.quality.judge import MeaningJudge
 
 BASE = '[[attacks]]\nname = "homoglyph"\n\n[[detectors]]\nname = "tfidf_lr"\n\n'

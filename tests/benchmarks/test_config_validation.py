@@ -3,8 +3,9 @@ ConfigError naming the field, the value and what is allowed (TOML and YAML alike
 
 import pytest
 
-from humanize.benchmarks.runner.config import (AttackSpec, ConfigError, DetectorSpec, RunConfig, config_from_dict,
-                                        load_config, sampling_seed)
+from humanize._split import sampling_seed
+from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfig, config_from_dict, load_config
+from humanize.exceptions import ConfigError
 
 
 def _ok(**kw):
@@ -168,6 +169,5 @@ def test_the_resources_table_check_and_its_old_name():
     run_specs.check_resources_table({"detect": {"num_cpus": 1}})
     with pytest.raises(ConfigError, match=r"resources\.detect: unknown resource 'cpus'"):
         run_specs.check_resources_table({"detect": {"cpus": 1}})
-    with pytest.warns(DeprecationWarning, match="use check_resources_table"):  # the old name, for one release
-        with pytest.raises(ConfigError, match="each entry is a job name"):
-            run_specs.check_resources({"detect": 1})
+    with pytest.raises(ConfigError, match="each entry is a job name"):
+        run_specs.check_resources_table({"detect": 1})

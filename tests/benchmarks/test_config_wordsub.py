@@ -5,7 +5,7 @@ import pytest
 
 from humanize.benchmarks.runner.attack_spec import align_train_split
 from humanize.benchmarks.runner.config import load_config
-from humanize.benchmarks.data.split import group_split, in_train_split
+from humanize._split import group_split, in_train_split
 
 TOML = """
 [dataset]

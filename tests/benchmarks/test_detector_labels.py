@@ -3,7 +3,8 @@ label names the parameters when the name alone is shared; a label that is still 
 import pytest
 
 from humanize.benchmarks.runner import run
-from humanize.benchmarks.runner.config import AttackSpec, ConfigError, DetectorSpec, RunConfig, config_from_dict
+from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfig, config_from_dict
+from humanize.exceptions import ConfigError
 
 
 def _labels(cfg):

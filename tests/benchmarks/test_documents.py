@@ -10,10 +10,12 @@ import pandas as pd
 import pytest
 
 from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfig
-from humanize.benchmarks.reporting.documents import run_config, run_documents
+from humanize.benchmarks.reporting.documents import run_documents
 from humanize.benchmarks.reporting.documents_page import documents_page, render_edits, write_documents_page
 from humanize.benchmarks.runner import run
-from humanize.benchmarks.runner.store import ResultsStore, text_hash
+from humanize.benchmarks.runner.manifest import run_config
+from humanize.benchmarks.runner.store import ResultsStore
+from humanize.text import text_hash
 
 
 def _config(db):

@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 import ray  # the "ray" extra
 
-from humanize.benchmarks.runner.config import ConfigError
 from humanize.benchmarks.runner.executors import Job, LocalExecutor
-from humanize.benchmarks.runner.executors.ray import RayExecutor, check_resources, check_worker_resources
+from humanize.benchmarks.runner.executors.ray import RayExecutor, check_worker_resources
+from humanize.exceptions import ConfigError
 
 
 @pytest.fixture(scope="module")
@@ -215,8 +215,6 @@ def test_bad_job_kind_and_resources_are_named(cluster):
         _ray(Job("odd", _token, _with_token, resources={"cpus": 1}), _batches(["a"], 1))
     assert check_worker_resources({"num_cpus": 2, "num_gpus": 0.25, "memory": 2**30}) == {
         "num_cpus": 2, "num_gpus": 0.25, "memory": 2**30}
-    with pytest.warns(DeprecationWarning, match="use check_worker_resources"):  # the old name, for one release
-        assert check_resources({"num_cpus": 1}, "x") == {"num_cpus": 1}
 
 
 # -- the runner on Ray ---------------------------------------------------------------------------

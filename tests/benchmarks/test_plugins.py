@@ -19,11 +19,12 @@ import pandas as pd
 import pytest
 
 from humanize import attacks, detectors
-from humanize._plugins import PluginError, load_plugin
+from humanize._plugins import load_plugin
 from humanize._registry import is_import_path
-from humanize.benchmarks.runner.config import AttackSpec, ConfigError, DetectorSpec, RunConfig
+from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfig
 from humanize.benchmarks.runner.store import ResultsStore
 from humanize.cli.main import _parse_spec
+from humanize.exceptions import ConfigError, PluginError
 
 MY_DETECTORS = '''
 """A user's detector outside the package: the share of ASCII letters (a toy score)."""

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from humanize.benchmarks.reporting.report import build_report
-from humanize.benchmarks.runner import _attack_plan, _run_targets, run, sample_rows
+from humanize.benchmarks.runner import run, sample_rows
+from humanize.benchmarks.runner.engine import _attack_plan, _run_targets
 from humanize.benchmarks.runner.attack_spec import guide_label, share_run_guides
 from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfig
 from humanize.detectors.tfidf import TfidfLogReg

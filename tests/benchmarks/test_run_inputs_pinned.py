@@ -7,8 +7,9 @@ import pytest
 from humanize.benchmarks.reporting.documents import run_documents
 from humanize.benchmarks.runner import run
 from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfig
-from humanize.benchmarks.runner.store import ResultsStore, text_hash
+from humanize.benchmarks.runner.store import ResultsStore
 from humanize.exceptions import DatasetChanged
+from humanize.text import text_hash
 
 TEXTS = [("h%d" % i, "human", f"I walked to the shop number {i} and it was closed, sadly.") for i in range(8)] + \
         [("m%d" % i, "machine", f"In conclusion, item {i} is a significant and important aspect.") for i in range(8)]

@@ -7,10 +7,12 @@ import pandas as pd
 import pytest
 
 from humanize.benchmarks import data as datasets
-from humanize.benchmarks.runner.config import AttackSpec, ConfigError, DetectorSpec, RunConfig
-from humanize.benchmarks.runner import _attack_plan, _detector_plan, _run_targets, run, sample_rows
+from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfig
+from humanize.benchmarks.runner import run, sample_rows
+from humanize.benchmarks.runner.engine import _attack_plan, _detector_plan, _run_targets
 from humanize.detectors import FunctionDetector, Target
 from humanize.detectors.tfidf import TfidfLogReg
+from humanize.exceptions import ConfigError
 
 
 @pytest.fixture

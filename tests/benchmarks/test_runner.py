@@ -11,10 +11,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from humanize.benchmarks.runner.config import AttackSpec, ConfigError, DetectorSpec, RunConfig, config_from_dict, load_config
+from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfig, config_from_dict, load_config
 from humanize.benchmarks.reporting.report import build_report, export_report
 from humanize.benchmarks.runner import run, sample_rows
 from humanize.benchmarks.runner.store import ResultsStore
+from humanize.exceptions import ConfigError
 
 
 def _cheap_config(db, **kw):
@@ -226,7 +227,7 @@ def test_a_subclass_keeping_its_parents_name_or_a_changed_parameter_recomputes(t
 
 
 def test_quality_rows_are_keyed_on_the_meters_fingerprint(tmp_path):
-    from humanize.benchmarks.runner import _quality_meter
+    from humanize.benchmarks.runner.engine import _quality_meter
 
     cfg = RunConfig(n=8, seed=3, db=str(tmp_path / "r.sqlite"), quality=True,
                     quality_params={"meters": ["rouge_l"]}, attacks=[AttackSpec("homoglyph")],

@@ -7,9 +7,10 @@ import pandas as pd
 import pytest
 
 from humanize import attacks, detectors
-from humanize.benchmarks.runner.config import AttackSpec, ConfigError, DefenseSpec, DetectorSpec, RunConfig
+from humanize.benchmarks.runner.config import AttackSpec, DefenseSpec, DetectorSpec, RunConfig
 from humanize.benchmarks.runner import run, sample_rows
 from humanize.defenses import get as get_defense
+from humanize.exceptions import ConfigError
 
 
 def _config(db, defenses=(), **kw):

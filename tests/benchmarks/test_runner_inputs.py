@@ -4,8 +4,9 @@ filters as ConfigErrors before any work."""
 import pandas as pd
 import pytest
 
-from humanize.benchmarks.runner.config import AttackSpec, ConfigError, DetectorSpec, RunConfig
+from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfig
 from humanize.benchmarks.runner import run, sample_rows
+from humanize.exceptions import ConfigError
 
 
 def _cfg(db, **kw):

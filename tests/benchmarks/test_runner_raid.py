@@ -10,8 +10,9 @@ import pytest
 from raid import run_evaluation
 
 from humanize.benchmarks.runner import run
-from humanize.benchmarks.runner.config import AttackSpec, ConfigError, DetectorSpec, RunConfig, load_config
+from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfig, load_config
 from humanize.detectors import FunctionDetector
+from humanize.exceptions import ConfigError
 
 WORDS = ["the", "river", "model", "quiet", "signal", "harbor", "ancient", "system", "evening", "measure", "a", "of"]
 

@@ -6,7 +6,8 @@ import sqlite3
 import pytest
 
 from humanize.benchmarks.runner import store as store_module
-from humanize.benchmarks.runner.store import ResultsStore, StoreError, encode_edits
+from humanize.benchmarks.runner.store import ResultsStore, encode_edits
+from humanize.exceptions import StoreError
 
 
 def _committed(path, table="scores"):

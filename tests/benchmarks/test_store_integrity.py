@@ -12,8 +12,9 @@ import pytest
 
 from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfig
 from humanize.benchmarks.runner import run
-from humanize.benchmarks.runner.store import ResultsStore, StoreError, StoreWarning
+from humanize.benchmarks.runner.store import ResultsStore, StoreWarning
 from humanize.benchmarks.runner.store_schema import SCHEMA_VERSION
+from humanize.exceptions import StoreError
 
 
 def _cfg(db):

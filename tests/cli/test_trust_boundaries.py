@@ -142,7 +142,8 @@ def test_names_a_stored_run_records_resolve_only_to_code_the_user_loaded(tmp_pat
 
 
 def test_a_plugin_is_checked_against_the_recorded_digest_before_it_is_imported(tmp_path):
-    from humanize._plugins import PluginError, file_digest, load_plugins
+    from humanize._plugins import file_digest, load_plugins
+    from humanize.exceptions import PluginError
 
     witness = tmp_path / "witness.txt"
     path = tmp_path / "plug_digest_checked.py"
@@ -157,7 +158,8 @@ def test_a_plugin_is_checked_against_the_recorded_digest_before_it_is_imported(t
 
 
 def test_a_plugin_that_exits_or_parses_argv_or_shadows_a_module_fails_in_one_line(tmp_path, capsys):
-    from humanize._plugins import PluginError, load_plugin
+    from humanize._plugins import load_plugin
+    from humanize.exceptions import PluginError
 
     exits = tmp_path / "plug_exits.py"
     exits.write_text("import sys\nsys.exit(0)\n", encoding="utf-8")

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from humanize.cost import length_sweep
-from humanize.cost.sweep import SweepError, bucket_documents
+from humanize.cost.sweep import bucket_documents
+from humanize.exceptions import SweepError
 
 DOCS = [" ".join(["word"] * n) for n in (120, 150, 180, 230, 260, 40)]
 

@@ -25,7 +25,7 @@ from humanize import detectors
 from humanize.detectors import EndpointDetector
 from humanize.detectors import endpoint as endpoint_mod
 from humanize.detectors.json_request import parse_score_path, read_score_path
-from humanize.generation.endpoint import EndpointError
+from humanize.exceptions import EndpointError
 
 from ..score_server import ScoreServer, machine_p, scores_of
 

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from humanize.detectors import check_texts, lm_stats
+from humanize._validation import check_texts
+from humanize.detectors import lm_stats
 from humanize.detectors.binoculars import Binoculars
 from humanize.detectors.fast_detectgpt import FastDetectGPT
 from humanize.detectors.hf_classifier import HFClassifier
@@ -102,26 +103,9 @@ def test_check_texts_names_the_calling_method(learned):
         learned["surface_probe"].score(b"bytes")
     with pytest.raises(TypeError, match=r"TfidfLogReg\.score expects a sequence of str .*got dict"):
         learned["tfidf_lr"].score({"a": 1})  # a dict batch is refused, not read as its keys
-    with pytest.warns(DeprecationWarning, match="humanize.detectors.check_texts is deprecated"):
-        with pytest.raises(TypeError, match=r"TfidfLogReg\.predict_proba expects .* got int"):
-            check_texts(learned["tfidf_lr"], 5, "predict_proba")
-    with pytest.warns(DeprecationWarning):
-        assert check_texts(learned["tfidf_lr"], (t for t in ["a", BAD])) == ["a", BAD]   # no repair here
-
-
-def test_deprecated_checkers_still_check_and_warn():
-    from humanize.detectors.base import check_bool, check_random_state
-
-    with pytest.warns(DeprecationWarning, match="check_bool is deprecated"):
-        with pytest.raises(TypeError, match=r"X: flag must be a bool, got 'no' \(str\)"):
-            check_bool("X", "flag", "no")
-    with pytest.warns(DeprecationWarning, match="check_random_state is deprecated"):
-        check_random_state("X", np.int64(3))
-        with pytest.raises(ValueError, match=r"X: random_state must be an int in \[0, 4294967296\) or None"):
-            check_random_state("X", 2**32)
-    with pytest.warns(DeprecationWarning, match="check_model_arg is deprecated"):
-        with pytest.raises(ValueError, match="model must be a model name or path"):
-            lm_stats.check_model_arg("  ", "model")
+    with pytest.raises(TypeError, match=r"TfidfLogReg\.predict_proba expects .* got int"):
+        check_texts(5, "TfidfLogReg", "predict_proba")
+    assert check_texts((t for t in ["a", BAD]), "TfidfLogReg", "score") == ["a", BAD]   # no repair here
 
 
 def test_numpy_scalars_are_accepted_as_numbers():

@@ -10,8 +10,9 @@ import pytest
 from sklearn.base import clone
 
 from humanize.cost import CostMeter
+from humanize.exceptions import EndpointError
 from humanize.generation import Request, chat, resolve_generator
-from humanize.generation.endpoint import EndpointChat, EndpointError, _retry_after
+from humanize.generation.endpoint import EndpointChat, _retry_after
 
 from .chat_server import ChatServer, EchoChat
 

@@ -251,7 +251,7 @@ def test_numpy_scalars_are_numbers_and_request_seeds_become_ints():
     import numpy as np
 
     from humanize.generation import Dipper, EndpointChat
-    from humanize.generation.base import check_requests, check_sampling
+    from humanize.generation.base import check_requests
 
     gen = LocalChat(temperature=np.float64(0.5), top_p=np.float32(0.9), max_new_tokens=np.int64(8),
                     batch_size=np.int32(2))
@@ -264,6 +264,5 @@ def test_numpy_scalars_are_numbers_and_request_seeds_become_ints():
         check_requests("LocalChat", [Request(chat("hi"), seed=1.5)])
     with pytest.raises(ValueError, match=r"Dipper: lex_diversity must be a multiple of 20 .*got 50 \(int\)"):
         Dipper(lex_diversity=50)
-    with pytest.warns(DeprecationWarning, match="check_sampling is deprecated"):
-        with pytest.raises(ValueError, match=r"X: top_p must be a number in \(0, 1\], got 0 \(int\)"):
-            check_sampling("X", 0.5, 0, 8)
+    with pytest.raises(ValueError, match=r"LocalChat: top_p must be a number in \(0, 1\], got 0 \(int\)"):
+        LocalChat(top_p=0)

@@ -4,8 +4,9 @@ import importlib
 
 import pytest
 
+from humanize.exceptions import SplitGGUFError
 from humanize.models.registry import PACKAGED, QWEN_05B, QWEN_15B
-from humanize.models.split_gguf import SplitGGUF, SplitGGUFError, join_parts, order_parts
+from humanize.models.split_gguf import SplitGGUF, join_parts, order_parts
 
 N = 12  # part10..part12 sort before part2 alphabetically
 

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 import humanize.quality.judge as judge_module
+from humanize.exceptions import EndpointError
 from humanize.generation import Generation, Generator
-from humanize.generation.endpoint import EndpointChat, EndpointError
+from humanize.generation.endpoint import EndpointChat
 from humanize.quality import QualityMeter
 from humanize.quality.judge import JUDGE_SCALE, MeaningJudge, judge_prompt, judge_with_notes, parse_score, resolve_judge
 

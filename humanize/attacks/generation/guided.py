@@ -68,11 +68,10 @@ from typing import Any
 
 import numpy as np
 
-from humanize._validation import Interval, Options, SequenceOf
+from humanize._validation import NONBLANK_STR, Interval, Options, SequenceOf
 from humanize.cost import report
 from humanize.generation.base import Generator
 from humanize.models import DEFAULT_CHAT_LM
-from humanize.models.loading import NONBLANK_STR
 
 from ..wordsub.constraints import CandidateConstraint
 from ..wordsub.targets import QueriesDetector, check_detector_spec, check_ready, check_train_spec

@@ -23,9 +23,8 @@ from __future__ import annotations
 from numbers import Integral
 from typing import Any, Optional
 
-from humanize._validation import Interval, Options
+from humanize._validation import MODEL, NONBLANK_STR, Interval, Options
 from humanize.generation.base import Generator
-from humanize.models.loading import MODEL, NONBLANK_STR
 
 from .paraphrase import DEFAULT_INSTRUCTION, Paraphrase
 

@@ -28,10 +28,9 @@ from typing import Any
 
 from numbers import Integral
 
-from humanize._validation import InstanceOf, Interval
+from humanize._validation import NONBLANK_STR, InstanceOf, Interval
 from humanize.generation.base import Generator
 from humanize.models import DEFAULT_CHAT_LM
-from humanize.models.loading import NONBLANK_STR
 
 from .rewrite import (ANSWER_CONSTRAINTS, GENERATOR_SPEC, Ask, RewriteAttack, add_usage, answer_counts,
                       chunk_prompt, resolve_paraphraser)

@@ -35,8 +35,8 @@ from typing import Any, Optional, Sequence, Union
 from humanize._validation import Interval, SequenceOf, describe_value
 from humanize.exceptions import InvalidParameterError
 from humanize.models import DEFAULT_CHAT_LM
+from humanize.text import sentence_spans
 
-from .._text import sentence_spans
 from ..base import document_random
 from .rewrite import ANSWER_CONSTRAINTS, GENERATOR_SPEC, Ask, RewriteAttack, add_usage, answer_counts, \
     resolve_paraphraser

@@ -41,10 +41,9 @@ import re
 from numbers import Integral, Real
 from typing import Optional
 
-from humanize._validation import Interval, Options, SequenceOf
+from humanize._validation import NONBLANK_STR, Interval, Options, SequenceOf
 from humanize.generation.base import SAMPLING_CONSTRAINTS
 from humanize.models import DEFAULT_CHAT_LM
-from humanize.models.loading import NONBLANK_STR
 
 from .rewrite import RewriteAttack
 from ._toblend_state import Stream

@@ -33,12 +33,13 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from humanize.attacks.format import ImposeFormat, InadmissibleTransform, StripFormat, is_admissible
+from humanize._split import in_train_split
+from humanize.attacks.format import ImposeFormat, StripFormat, is_admissible
 from humanize.attacks.format_profile import FormatProfile
 from humanize.detectors.base import Detector, check_labels
+from humanize.exceptions import InadmissibleTransform
 from humanize.text import text_hash
 
-from ..data.split import in_train_split
 from ..evaluation._inputs import check_fpr
 from ..evaluation.bootstrap import check_bootstrap, percentile_interval
 from ..evaluation.thresholds import threshold_at_fpr

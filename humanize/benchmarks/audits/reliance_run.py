@@ -14,9 +14,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from humanize._split import sampling_seed
 from humanize.detectors.base import Detector
+from humanize.exceptions import ConfigError
 
-from ..runner.config import ConfigError, DetectorSpec, sampling_seed
+from ..runner.config import DetectorSpec
 from .reliance import TABLE_COLUMNS, RelianceResult, artifact_reliance
 
 __all__ = ["reliance_for_run"]

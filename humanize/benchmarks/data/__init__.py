@@ -1,7 +1,7 @@
 """The datasets, one job: load benchmark texts as rows in the RAID schema (see :mod:`.schema`).
 
 Loaders by name, the demo set, RAID, MGTBench, MGT-Academic and files of the user's own, and the
-source-document train/test split (:mod:`.split`). Formerly ``humanize.benchmarks.datasets``.
+source-document train/test split (:mod:`.split`).
 
 ``load_dataset(name, **filters)`` picks a loader by name; ``available_datasets()``
 lists them. The embedded demo set is the default and needs nothing on disk.
@@ -13,7 +13,7 @@ import inspect
 
 import pandas as pd
 
-from ._cache import DatasetUnavailable, cache_dir
+from ._cache import cache_dir
 from .demo import load_demo
 from .files import load_file
 from .mgt_academic import load_mgt_academic
@@ -22,6 +22,7 @@ from .raid import download_raid, load_raid
 from .schema import COLUMNS, RAID_COLUMNS, validate_rows
 
 from humanize._registry import Registry
+from humanize.exceptions import DatasetUnavailable
 
 
 def _check_loader(name, loader) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable
 from urllib.error import URLError
 from urllib.request import urlopen
-from humanize.exceptions import DatasetUnavailable  # defined there; importable here as before
+from humanize.exceptions import DatasetUnavailable
 
 ENV_VAR = "HUMANIZE_CACHE"
 DEFAULT_CACHE = "~/.cache/humanize-bench"

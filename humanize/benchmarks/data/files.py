@@ -29,9 +29,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from humanize.exceptions import DataFileError
+from humanize.exceptions import DataFileError, DatasetUnavailable
 
-from ._cache import DatasetUnavailable
 from .schema import validate_rows
 
 _NAMESPACE = uuid.UUID("3d5f0c2e-7b1a-4e8d-a9c4-1f6e2b8d0a57")

@@ -25,7 +25,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._cache import DatasetUnavailable, cache_dir, hub_snapshot
+from humanize.exceptions import DatasetUnavailable
+from ._cache import cache_dir, hub_snapshot
 from .mgtbench import check_fraction, check_n, check_split, choose, stable_id
 from .schema import validate_rows
 

@@ -24,7 +24,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from ._cache import DatasetUnavailable, cache_dir
+from humanize.exceptions import DatasetUnavailable
+from ._cache import cache_dir
 from .schema import validate_rows
 
 SETS = ("Essay", "WP", "Reuters")

@@ -23,9 +23,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from humanize.exceptions import DataFileError
+from humanize.exceptions import DataFileError, DatasetUnavailable
 
-from ._cache import DatasetUnavailable, cache_dir, download, hub_file
+from ._cache import cache_dir, download, hub_file
 from .files import DAMAGED, check_header, damaged
 from .schema import validate_rows
 

@@ -1,7 +1,6 @@
 """The evaluation, one job: protocols and statistics that turn detector scores into metrics
 (RAID Section 5.2 / Appendix C, TH-Bench Section 4 and Figure 4): thresholds, AUROC, TPR at FPR,
 bootstrap intervals; and RAID's own protocol, exactly (:mod:`.raid`, ``evaluate(..., protocol="raid")``).
-Formerly ``humanize.benchmarks.protocols``.
 
 Scores: higher = more machine-like, for every detector. Labels: "human"/"machine"
 or 0/1 with 1 = machine.

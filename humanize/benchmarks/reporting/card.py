@@ -24,7 +24,7 @@ import pandas as pd
 
 from ._files import file_stem, write_text
 from ._meaning import mean_interval, meaning_by_attack
-from .card_provenance import VERSIONED, detector_provenance, provenance, recorded_detector  # noqa: F401 - VERSIONED
+from .card_provenance import detector_provenance, provenance, recorded_detector
 from .report import MEANING_MEASURES, meaning_measure, meaning_validity_table
 from ..runner.store import ResultsStore
 
@@ -138,7 +138,7 @@ def _mean_over_attacks(scores: pd.DataFrame, config, fprs) -> pd.DataFrame | Non
     its documents, equal in a complete run): AUROC and TPR average over machine rows, ASR over the
     documents detected before the attack, so pooling gives the mean, and evaluate's paired
     bootstrap (sources redrawn with all their attacked versions) gives its interval."""
-    from ..runner.config import sampling_seed
+    from humanize._split import sampling_seed
     from ..evaluation import evaluate
 
     attacked = scores[(scores["attack"] != CLEAN) & (scores["label"] == "machine")]
@@ -250,7 +250,7 @@ def robustness_cards(store_or_path, run_id: str | None = None, fpr=None) -> dict
 
     ``fpr``: a target FPR or a list of them (each must be one of the run's); None = all of the run's.
     """
-    from .documents import run_config
+    from humanize.benchmarks.runner.manifest import run_config
 
     _check_run_id(run_id)
     store, close = _open(store_or_path)

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..runner.manifest import run_config  # noqa: F401 - it lived here; the runner's now (the audits use it)
-from ..runner.store import ResultsStore, text_hash
+from humanize.text import text_hash
+from ..runner.manifest import run_config
+from ..runner.store import ResultsStore
 
 DOCUMENT_COLUMNS = ("attack", "attack_name", "rate", "id", "domain", "original", "text", "edits", "input_hash",
                     "text_hash", "attack_key")

@@ -149,7 +149,8 @@ def _fmt(v: float) -> str:
 def documents_page(store_or_path, run_id: str | None = None) -> str:
     """The HTML page of a finished run's attacked documents (the latest run by default)."""
     from .card import _check_run_id, _open
-    from .documents import run_config, run_documents
+    from .documents import run_documents
+    from humanize.benchmarks.runner.manifest import run_config
 
     _check_run_id(run_id)
     store, close = _open(store_or_path)

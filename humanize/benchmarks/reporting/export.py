@@ -86,7 +86,7 @@ def _documents(store, run_id: str, scores: Optional[pd.DataFrame]) -> pd.DataFra
 def run_export_tables(store, run_id: Optional[str] = None, tables: Optional[Sequence[str]] = None
                       ) -> tuple[str, dict[str, pd.DataFrame]]:
     """``(run_id, {name: frame})``: the tables :func:`export_run` writes, from an open ResultsStore."""
-    from .documents import run_config
+    from humanize.benchmarks.runner.manifest import run_config
 
     run_id, _ = run_config(store, run_id)
     stored = store.run_tables(run_id)

@@ -8,7 +8,7 @@ targets (:mod:`.targets`), and the engine that ties them together (:mod:`.engine
 
 This package re-exports the engine's names (what ``humanize.benchmarks.runner`` was before it
 became a package), imported on first access: ``run``, ``RunResult``, ``sample_rows``, ``CLEAN``,
-``COST_COLUMNS``, ``INFO_COUNTS`` and a few private helpers the tests use.
+``COST_COLUMNS``, ``INFO_COUNTS``.
 """
 
 from humanize._lazy import lazy_getattr
@@ -16,8 +16,5 @@ from humanize._lazy import lazy_getattr
 __all__ = ["CLEAN", "COST_COLUMNS", "INFO_COUNTS", "RunResult", "run", "sample_rows"]
 
 _EXPORTS = {name: "engine" for name in __all__}
-# private engine helpers imported from this path (tests, scripts); not part of the public face
-_EXPORTS.update({name: "engine" for name in ("_attack_key", "_attack_plan", "_detector_key", "_detector_plan",
-                                              "_quality_meter", "_run_targets")})
 
 __getattr__ = lazy_getattr(__name__, _EXPORTS)

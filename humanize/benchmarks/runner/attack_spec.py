@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from humanize._split import sampling_seed  # moved below the attacks; still importable here (config re-exports it)
-from humanize.exceptions import ConfigError  # defined there; importable here as before
+from humanize._split import sampling_seed
+from humanize.exceptions import ConfigError
 
 
 def show(value: Any) -> str:
@@ -296,7 +296,7 @@ TRAIN_PARAMS = ("train", "target_train")
 def align_train_split(params: dict, train_fraction: float) -> dict:
     """Training-set parameters on the run's split: a dataset name or table gets the run's ``train_fraction``.
 
-    The split rule (:func:`humanize.benchmarks.data.split.in_train_split`) is keyed on the
+    The split rule (:func:`humanize._split.in_train_split`) is keyed on the
     seed (the run passes its own to every attack) and the fraction; the default fraction (0.5)
     leaves a bare dataset name as given, so its results keep their fingerprint.
     """

@@ -17,13 +17,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .attack_spec import (AttackSpec, ConfigError, attack_spec, component_label, is_int, is_number, sampling_seed,
-                          show, spec_params)
+from humanize.exceptions import ConfigError
+from .attack_spec import AttackSpec, attack_spec, component_label, is_int, is_number, show, spec_params
 from .run_specs import (EXECUTION_KEYS, DefenseSpec, check_defenses, check_resource_targets,
                         check_resources_table)
 
-__all__ = ["AttackSpec", "ConfigError", "DefenseSpec", "DetectorSpec", "RunConfig", "config_from_dict",
-           "config_from_stored", "demo_config", "load_config", "sampling_seed"]
+__all__ = ["AttackSpec", "DefenseSpec", "DetectorSpec", "RunConfig", "config_from_dict",
+           "config_from_stored", "demo_config", "load_config"]
 
 
 @dataclass
@@ -245,7 +245,8 @@ class RunConfig:
 
     def load_plugins(self) -> list:
         """Import the configured plug-in files (once per process)."""
-        from humanize._plugins import PluginError, load_plugins
+        from humanize._plugins import load_plugins
+        from humanize.exceptions import PluginError
 
         try:
             return load_plugins(self.plugins)

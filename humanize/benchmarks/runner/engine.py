@@ -35,17 +35,19 @@ from functools import partial
 
 import pandas as pd
 
+from humanize._split import group_split, sampling_seed
+from humanize.exceptions import ConfigError
+from humanize.text import text_hash
 from . import jobs, model_sharing
 from .manifest import build_manifest, input_pairs
 from .attack_spec import guide_label
-from .config import ConfigError, RunConfig, sampling_seed
+from .config import RunConfig
 from ..data import load_dataset
-from ..data.split import group_split
 from .executors import Failure, get_executor
 from .run_tables import (CLEAN, COST_COLUMNS, INFO_COUNTS, RAID_KEYS, cost_rows, evaluate_defenses, failure_rows,
                          mixed_machines, raid_slice_table, score_rows, timing_label, unchanged_reason)
 from .stages import StageWork, batch_keys, missing_batches, run_stage, run_stages
-from .store import ResultsStore, computed_attack_record, text_hash
+from .store import ResultsStore, computed_attack_record
 
 __all__ = ["CLEAN", "COST_COLUMNS", "DETECTOR_COST_COLUMNS", "INFO_COUNTS", "RunResult", "run", "sample_rows"]
 

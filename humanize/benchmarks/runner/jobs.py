@@ -222,7 +222,8 @@ def attack_store_rows(store_key: str, attack, texts: list[str]) -> list[dict]:
     """:func:`attack_texts`, each row also ``encoded`` as the store inserts it under ``store_key``
     (:func:`~humanize.benchmarks.runner.store.encode_attack_row`): the checksums and the encoding are
     computed where the attack runs, and the driver only inserts."""
-    from .store import encode_attack_row, text_hash
+    from .store import encode_attack_row
+    from humanize.text import text_hash
 
     rows = attack_texts(attack, texts)
     for text, row in zip(texts, rows):

@@ -93,7 +93,7 @@ def build_manifest(config, run_id: str, rows, attacks: list, detectors: list, qu
     from humanize._plugins import loaded_plugins
     from humanize.cost.machine import machine_description
 
-    from .attack_spec import sampling_seed
+    from humanize._split import sampling_seed
     from ..data import _registry as dataset_registry
 
     attack_entries = []

@@ -4,10 +4,10 @@ cluster (issue #13 §1). Checked before any work, with a :class:`ConfigError` na
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 
-from .attack_spec import ConfigError, is_number, show
+from humanize.exceptions import ConfigError
+from .attack_spec import is_number, show
 
 #: What one worker of a job may ask of a cluster (Ray's names; ``num_gpus`` may be a fraction).
 RESOURCE_KEYS = ("num_cpus", "num_gpus", "memory")
@@ -65,13 +65,6 @@ def check_resources_table(resources: dict) -> None:
             problem = resource_problem(key, value)
             if problem:
                 raise ConfigError(f"resources.{target}: {problem}")
-
-
-def check_resources(resources: dict) -> None:
-    """Deprecated: :func:`check_resources_table` (the name says what it checks)."""
-    warnings.warn("humanize.benchmarks.runner.run_specs.check_resources is deprecated; use check_resources_table",
-                  DeprecationWarning, stacklevel=2)
-    check_resources_table(resources)
 
 
 def resource_problem(key, value) -> str | None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .store import text_hash
+from humanize.text import text_hash
+
 
 CLEAN = "none"
 #: The cost columns of the run's cost table, as stored per attack output.
@@ -39,7 +40,7 @@ def score_rows(every: pd.DataFrame, scores: dict[str, dict], defended: dict[str,
 def evaluate_defenses(score_table: pd.DataFrame, config) -> pd.DataFrame:
     """:func:`~humanize.benchmarks.evaluation.evaluate` on each defense's rows, concatenated with a
     ``defense`` column; the "none" rows are exactly the metrics of a run without defenses."""
-    from .config import sampling_seed
+    from humanize._split import sampling_seed
     from ..evaluation import evaluate
 
     out = []

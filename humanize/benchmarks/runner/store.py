@@ -36,14 +36,14 @@ from typing import Iterable, Sequence
 
 import pandas as pd
 
-from humanize.text import text_hash  # the store's key of a text (re-exported: `store.text_hash`)
+from humanize.exceptions import StoreError
+from humanize.text import text_hash
 
-from .store_schema import (TABLES, StoreError, check_file, columns, connect, disk_full_error, from_sql, is_disk_full,
-                           is_locked, locked_error,
-                           migrate, normalize_row, row_hash, to_sql)
+from .store_schema import (TABLES, check_file, columns, connect, disk_full_error, from_sql, is_disk_full, is_locked,
+                           locked_error, migrate, normalize_row, row_hash, to_sql)
 
-__all__ = ["ResultsStore", "StoreError", "StoreWarning", "attack_record", "computed_attack_record", "encode_attack_row",
-           "encode_edits", "text_hash"]
+__all__ = ["ResultsStore", "StoreWarning", "attack_record", "computed_attack_record", "encode_attack_row",
+           "encode_edits"]
 
 
 #: Tables computed from a finished run after it ran (:meth:`ResultsStore.add_run_table`).

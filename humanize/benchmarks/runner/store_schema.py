@@ -15,7 +15,7 @@ import os
 import sqlite3
 from pathlib import Path
 from urllib.parse import quote
-from humanize.exceptions import StoreError  # defined there; importable here as before
+from humanize.exceptions import StoreError
 
 
 #: table -> (key columns, value columns as (name, SQL type)); ``row_hash`` follows the values.

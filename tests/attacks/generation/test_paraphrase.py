@@ -4,12 +4,12 @@ import math
 import pytest
 
 from humanize.attacks import apply_edits
-from humanize.attacks._text import sentence_spans
 from humanize.attacks.generation.paraphrase import MAX_CHUNK_CHARS, Paraphrase, Recursion, clean_answer
 from humanize.generation import Request
 from humanize.generation.dipper import Dipper, dipper_prompt, window_seed
 from humanize.generation.local import LocalChat
 from humanize.models import ModelUnavailable
+from humanize.text import sentence_spans
 
 SEVEN = ("The committee met on Tuesday. Several members raised concerns. The chair promised a report. "
          "Rain is expected later.  Temperatures will drop.\n\nShe walked to the market. She returned home.")

@@ -30,7 +30,7 @@ def demo():
 @pytest.fixture(scope="module")
 def train_pair(demo):
     """100 human and 100 machine writing texts from the train split (explicit: the test refits on the same)."""
-    from humanize.benchmarks.data.split import in_train_split
+    from humanize._split import in_train_split
 
     rows = demo[(demo["domain"] == "writing") & demo["source_id"].map(lambda s: in_train_split(s, SEED, 0.5))]
     texts, labels = [], []
@@ -53,7 +53,7 @@ def targets(demo, surrogate):
     """Two-sentence machine texts of the test split that the surrogate calls machine (score >= 0.5)."""
     import blingfire
 
-    from humanize.benchmarks.data.split import in_train_split
+    from humanize._split import in_train_split
 
     rows = demo[(demo["label"] == "machine") & (demo["domain"] == "writing")
                 & ~demo["source_id"].map(lambda s: in_train_split(s, SEED, 0.5))].sort_values("id")
@@ -215,7 +215,7 @@ def test_matched_and_mismatched_training_sets_never_hold_a_tested_document(demo)
     from humanize.attacks.wordsub import HMGC
     from humanize.attacks.wordsub.targets import training_set
     from humanize.benchmarks.runner.config import RunConfig
-    from humanize.benchmarks.data.split import in_train_split
+    from humanize._split import in_train_split
     from humanize.benchmarks.runner import sample_rows
 
     # a few demo human texts recur verbatim under several source ids: map a text to all of its sources

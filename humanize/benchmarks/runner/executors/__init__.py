@@ -32,7 +32,7 @@ def get_executor(name: str = "local", **options) -> Executor:
     try:
         import ray  # noqa: F401 - only to say clearly what is missing
     except ModuleNotFoundError:
-        from ..attack_spec import ConfigError
+        from humanize.exceptions import ConfigError
 
         raise ConfigError('executor "ray" needs Ray: pip install "humanize-bench[ray]"') from None
     from .ray import RayExecutor

@@ -43,7 +43,6 @@ from a stream; a model job reads its list of batches first, to place each one.
 from __future__ import annotations
 
 import logging
-import warnings
 import uuid
 from collections import deque
 from itertools import chain
@@ -81,13 +80,6 @@ def check_worker_resources(resources: Any, name: str = "resources") -> dict:
         if problem:
             raise ValueError(f"{name}: {problem}")
     return dict(resources)
-
-
-def check_resources(resources: Any, name: str = "resources") -> dict:
-    """Deprecated: :func:`check_worker_resources` (the name says what it checks)."""
-    warnings.warn("humanize.benchmarks.runner.executors.ray.check_resources is deprecated; use check_worker_resources",
-                  DeprecationWarning, stacklevel=2)
-    return check_worker_resources(resources, name)
 
 
 _REMOTE: dict = {}
