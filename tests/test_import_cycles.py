@@ -25,8 +25,6 @@ KNOWN_CYCLES: list[list[str]] = [
     ["humanize.benchmarks.runner.executors", "humanize.benchmarks.runner.executors.base",
      "humanize.benchmarks.runner.executors.ray", "humanize.benchmarks.runner.executors.ray_worker",
      "humanize.benchmarks.runner.jobs", "humanize.benchmarks.runner.model_sharing"],
-    ["humanize.generation._guided", "humanize.generation.local"],
-    ["humanize.models.identity", "humanize.models.loading"],
 ]
 
 

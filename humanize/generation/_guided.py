@@ -23,7 +23,7 @@ from typing import Any
 
 from humanize._validation import Interval, validate_parameter_constraints
 
-from .local import _Decoder, _decode_answer, _nucleus
+from .decoding import Decoder, decode_answer, nucleus
 
 __all__ = ["GuidedDecoder", "candidate_ids", "check_chooser", "check_min_new_tokens"]
 
@@ -70,12 +70,12 @@ def candidate_ids(probs, top_k: int, top_p: float, exclude: frozenset = frozense
     vals, order = torch.sort(vals[by_id], descending=True, stable=True)
     idx = idx[order]
     total = float(vals.sum())
-    n = _nucleus(vals / total, top_p) if total > 0 else 1
+    n = nucleus(vals / total, top_p) if total > 0 else 1
     return idx[:n].tolist()
 
 
-class GuidedDecoder(_Decoder):
-    """:class:`~humanize.generation.local._Decoder` whose next token is the chooser's pick among the candidates.
+class GuidedDecoder(Decoder):
+    """:class:`~humanize.generation.decoding.Decoder` whose next token is the chooser's pick among the candidates.
 
     ``counts[request]``: the number of candidates at each of the request's steps. ``min_new[request]``:
     the request's ``min_new_tokens`` (stop tokens are no candidates before).
@@ -111,9 +111,9 @@ class GuidedDecoder(_Decoder):
             r = live[k]
             early = self.min_new is not None and len(new[r]) < self.min_new[self._requests[r]]
             cands = candidate_ids(probs[j], self.top_k, self.guide_top_p, self.stop if early else frozenset())
-            partial = _decode_answer(tok, rows[r], new[r])
+            partial = decode_answer(tok, rows[r], new[r])
             partials.append(partial)
-            texts.append([partial if c in self.stop else _decode_answer(tok, rows[r], new[r] + [c]) for c in cands])
+            texts.append([partial if c in self.stop else decode_answer(tok, rows[r], new[r] + [c]) for c in cands])
             ids.append(cands)
             who.append(self._requests[r])
             self.counts[self._requests[r]].append(len(cands))

@@ -26,7 +26,7 @@ from typing import Any, Optional
 from humanize._canonical import digest
 from humanize.exceptions import ModelUnavailable
 
-from .registry import get_alias
+from .registry import get_alias, looks_like_path
 
 __all__ = ["model_identity", "loaded_identity", "identity_key", "directory_digest"]
 
@@ -137,9 +137,7 @@ def model_identity(model: Any) -> dict:
     local = Path(model).expanduser()
     if local.is_dir():
         return {"directory": str(local.resolve()), "blake2b": directory_digest(local)}
-    from .loading import _looks_like_path
-
-    if _looks_like_path(model):
+    if looks_like_path(model):
         raise ModelUnavailable(model, [f"local directory {model}: does not exist"], "pass an existing model directory")
     alias = get_alias(model)
     if alias is not None:

@@ -19,7 +19,7 @@ from humanize.exceptions import InvalidParameterError, ModelUnavailable
 
 from .cache import cache_dir, get_or_load
 from .gguf import convert_gguf, converted_dir, is_converted
-from .registry import DEFAULT_CAUSAL_LM, DEFAULT_SENTENCE_ENCODER, PACKAGED, get_alias
+from .registry import DEFAULT_CAUSAL_LM, DEFAULT_SENTENCE_ENCODER, PACKAGED, get_alias, looks_like_path
 
 __all__ = [
     "LoadedModel", "load_causal_lm", "load_masked_lm", "load_seq2seq", "load_sequence_classifier",
@@ -268,12 +268,6 @@ def _check_name(name: Any) -> str:
     return name
 
 
-def _looks_like_path(name: str) -> bool:
-    """Hub ids are ``name`` or ``org/name``; anything else is meant as a path."""
-    return (name.startswith(("/", ".", "~")) or name.endswith("/") or name.count("/") > 1
-            or "\\" in name or Path(name).expanduser().exists())
-
-
 def _hub_command(hub_id: str) -> str:
     return f"needs the Hugging Face hub: `hf download {hub_id}` (or run once with internet access)"
 
@@ -289,7 +283,7 @@ def _routes(name: str, tried: list[str]) -> tuple[list[tuple[str, str, Callable[
     if local.is_dir():
         resolved = str(local.resolve())
         return [(resolved, "local", lambda: (resolved, None))], f"check the directory {resolved}"
-    if _looks_like_path(name):
+    if looks_like_path(name):
         state = "is not a directory" if local.exists() else "does not exist"
         tried.append(f"local directory {name}: {state}")
         return [], "pass an existing model directory"

@@ -13,8 +13,8 @@ from typing import Callable, Optional
 
 from .split_gguf import SplitGGUF
 
-__all__ = ["PackagedModel", "PACKAGED", "get_alias", "DEFAULT_CAUSAL_LM", "DEFAULT_CHAT_LM", "DEFAULT_RANKING_LM",
-           "DEFAULT_SENTENCE_ENCODER"]
+__all__ = ["PackagedModel", "PACKAGED", "get_alias", "looks_like_path", "DEFAULT_CAUSAL_LM", "DEFAULT_CHAT_LM",
+           "DEFAULT_RANKING_LM", "DEFAULT_SENTENCE_ENCODER"]
 
 #: The offline scoring LM: the metric detectors and perplexity (and QPA's perplexity constraint, a quality meter).
 DEFAULT_CAUSAL_LM = "smollm2-135m-instruct"
@@ -175,3 +175,9 @@ PACKAGED: dict[str, PackagedModel] = {
 def get_alias(name: str) -> Optional[PackagedModel]:
     """The packaged model called ``name`` (case-insensitive), or None."""
     return PACKAGED.get(str(name).strip().lower())
+
+
+def looks_like_path(name: str) -> bool:
+    """Hub ids are ``name`` or ``org/name``; anything else is meant as a path."""
+    return (name.startswith(("/", ".", "~")) or name.endswith("/") or name.count("/") > 1
+            or "\\" in name or Path(name).expanduser().exists())

@@ -217,7 +217,7 @@ def _reference_sample(logits, temperature, top_p, generator):
 
 
 def test_sampler_matches_full_sort_nucleus_sampling_ties_included():
-    from humanize.generation.local import _sample
+    from humanize.generation.decoding import sample_token as _sample
 
     rng = torch.Generator().manual_seed(0)
     for trial in range(60):
@@ -234,7 +234,7 @@ def test_sampler_matches_full_sort_nucleus_sampling_ties_included():
 
 
 def test_top_p_keeps_the_smallest_nucleus_and_its_proportions():
-    from humanize.generation.local import _sample
+    from humanize.generation.decoding import sample_token as _sample
 
     logits = torch.log(torch.tensor([0.5, 0.3, 0.15, 0.05]))
     g = torch.Generator().manual_seed(3)
