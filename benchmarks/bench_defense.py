@@ -34,7 +34,8 @@ from humanize import attacks, detectors  # noqa: E402
 from humanize.benchmarks.data import load_dataset  # noqa: E402
 from humanize._split import in_train_split  # noqa: E402
 from humanize.benchmarks.evaluation import evaluate  # noqa: E402
-from humanize.benchmarks.reporting.report import defense_table, render_markdown  # noqa: E402
+from humanize.benchmarks.reporting.report import render_markdown  # noqa: E402
+from humanize.benchmarks.reporting.tables import defense_table  # noqa: E402
 from humanize.defenses import get as get_defense  # noqa: E402
 
 ATTACKS = ("homoglyph", "zero_width_space", "whitespace", "upper_lower")  # RAID's θ: 1.0, 1.0, 0.2, 0.05

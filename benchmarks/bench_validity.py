@@ -34,7 +34,7 @@ import time
 
 import pandas as pd
 
-from humanize.benchmarks.reporting import report
+from humanize.benchmarks.reporting import tables
 from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfig
 from humanize.benchmarks.runner import run
 
@@ -74,9 +74,9 @@ def attack_specs(train: dict, which: list[str] | None) -> list[tuple[str, Attack
 
 
 def validity_table(quality: pd.DataFrame, order: list[str]) -> pd.DataFrame:
-    """Pooled validity shares per attack label (the report's :func:`~humanize.benchmarks.reporting.report.validity_table`),
+    """Pooled validity shares per attack label (the report's :func:`~humanize.benchmarks.reporting.tables.validity_table`),
     with the mean cosine (and entailment) beside them."""
-    pooled = report.validity_table(quality)
+    pooled = tables.validity_table(quality)
     t = pooled[["swaps_per_doc", *(f"share_{c}" for c in CLASSES)]].astype(float)
     t.columns = ["swaps_per_doc", *CLASSES]
     g = quality.groupby("attack")

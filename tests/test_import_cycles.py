@@ -19,9 +19,6 @@ ROOT = Path(__file__).resolve().parents[1]
 KNOWN_CYCLES: list[list[str]] = [
     ["humanize.attacks.base", "humanize.attacks.composite", "humanize.attacks.pipeline", "humanize.attacks.registry"],
     ["humanize.benchmarks.audits.reliance", "humanize.benchmarks.audits.reliance_run"],
-    ["humanize.benchmarks.reporting._meaning", "humanize.benchmarks.reporting.guided",
-     "humanize.benchmarks.reporting.report", "humanize.benchmarks.reporting.summary"],
-    ["humanize.benchmarks.reporting.card", "humanize.benchmarks.reporting.card_render"],
     ["humanize.benchmarks.runner.executors", "humanize.benchmarks.runner.executors.base",
      "humanize.benchmarks.runner.executors.ray", "humanize.benchmarks.runner.executors.ray_worker",
      "humanize.benchmarks.runner.jobs", "humanize.benchmarks.runner.model_sharing"],

@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from humanize.benchmarks.reporting.card import MIN_LOSS, _defense_rows, robustness_cards, unmeasured_attacks, write_cards
+from humanize.benchmarks.reporting.card import _defense_rows, robustness_cards, unmeasured_attacks, write_cards
+from humanize.benchmarks.reporting.tables import MIN_LOSS
 from humanize.benchmarks.reporting.card_render import fmt_ci
 from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfig
 from humanize.benchmarks.reporting.documents import run_documents

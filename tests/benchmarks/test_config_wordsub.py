@@ -102,7 +102,7 @@ def tiny_run(tmp_path_factory):
 
 
 def test_the_cost_table_reports_detector_queries_per_document(tiny_run):
-    from humanize.benchmarks.reporting.report import cost_table
+    from humanize.benchmarks.reporting.tables import cost_table
 
     cost = tiny_run.tables["cost"]
     assert (cost["detector_queries"] >= 1).all()  # at least the surrogate's look at the text

@@ -7,7 +7,7 @@ import pytest
 
 from humanize.attacks import get
 from humanize.benchmarks.reporting._meaning import meaning_by_attack
-from humanize.benchmarks.reporting.report import meaning_measure, meter_name, quality_table
+from humanize.benchmarks.reporting.tables import meaning_measure, meter_name, quality_table
 from humanize.benchmarks.runner import jobs
 from humanize.quality import QualityMeter
 

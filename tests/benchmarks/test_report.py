@@ -11,8 +11,9 @@ import pytest
 
 from humanize.benchmarks.reporting.plots import plot_heatmap, plot_intervals, plot_triangle, triangle_scores
 from humanize.benchmarks.evaluation import evaluate
-from humanize.benchmarks.reporting.report import (VALIDITY_REPORT_COLUMNS, build_report, export_report, figure_matrix,
-                                        meaning_validity_table, quality_table, render_markdown)
+from humanize.benchmarks.reporting.report import build_report, export_report, render_markdown
+from humanize.benchmarks.reporting.tables import (VALIDITY_REPORT_COLUMNS, figure_matrix, meaning_validity_table,
+                                                  quality_table)
 from humanize.quality import swap_validity
 
 from .test_bootstrap import _frame

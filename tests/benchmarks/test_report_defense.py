@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from humanize.benchmarks.evaluation import evaluate
-from humanize.benchmarks.reporting.report import (auroc_table, build_report, defense_table, defenses_in, export_report,
-                                        figure_matrix, render_markdown)
+from humanize.benchmarks.reporting.report import build_report, export_report, render_markdown
+from humanize.benchmarks.reporting.tables import auroc_table, defense_table, defenses_in, figure_matrix
 
 from .test_bootstrap import _frame
 

@@ -2,7 +2,8 @@
 import pandas as pd
 
 from humanize.benchmarks import AttackSpec, RunConfig, build_report, run
-from humanize.benchmarks.reporting.report import render_markdown, unchanged_table
+from humanize.benchmarks.reporting.report import render_markdown
+from humanize.benchmarks.reporting.tables import unchanged_table
 from humanize.detectors import FunctionDetector
 
 

@@ -14,7 +14,7 @@ import zlib
 import numpy as np
 import pandas as pd
 
-from .report import meaning_measure
+from .tables import meaning_measure
 
 __all__ = ["BLIND_TOLERANCE", "mean_interval", "meaning_by_attack"]
 
@@ -50,7 +50,7 @@ def _changed(g: pd.DataFrame, cost: pd.DataFrame | None, edits: str = "char_edit
 
 def meaning_by_attack(quality: pd.DataFrame | None, n_boot: int = 1000, confidence: float = 0.95,
                       seed: int = 0, cost: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Per attack: ``meaning`` (mean of the strongest meaning meter, :func:`.report.meaning_measure`),
+    """Per attack: ``meaning`` (mean of the strongest meaning meter, :func:`.tables.meaning_measure`),
     ``lo``/``hi`` (percentile bootstrap over documents), ``n`` documents, ``char_edit_rate`` (mean) and
     ``measured`` (False where the meter reads no loss on texts the attack changed: their character edit
     rate, else the run's ``cost`` table's edits, says so). ``attrs["measure"]``: the (column, definition)

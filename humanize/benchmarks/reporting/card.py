@@ -25,7 +25,7 @@ import pandas as pd
 from ._files import file_stem, write_text
 from ._meaning import mean_interval, meaning_by_attack
 from .card_provenance import detector_provenance, provenance, recorded_detector
-from .report import MEANING_MEASURES, meaning_measure, meaning_validity_table
+from .tables import MEANING_MEASURES, MIN_LOSS, meaning_measure, meaning_validity_table
 from ..runner.store import ResultsStore
 
 __all__ = ["Card", "robustness_cards", "save_cards", "write_cards", "unmeasured_attacks", "MEAN_LABEL",
@@ -37,9 +37,6 @@ MEAN_LABEL = "mean over attacks"
 #: "meaning preserved" for "effectiveness per unit of quality loss", strongest meter first (entailment,
 #: LLM judge, cosine, ROUGE-L): (quality column, loss definition)
 QUALITY_MEASURES = MEANING_MEASURES
-#: mean losses below this (the meter saw the change, but hardly any loss) are "no measurable quality loss": no
-#: ratio is formed; a loss the meter cannot see at all is "not measured" (:func:`unmeasured_attacks`)
-MIN_LOSS = 1e-3
 
 
 @dataclass
@@ -67,7 +64,7 @@ class Card:
     provenance: dict
     notes: list = field(default_factory=list)
     #: per attack (and MEAN_LABEL): ``meaning`` (mean of the strongest meaning meter, ``attrs["measure"]``)
-    #: and the pooled validity figures of the word swaps (report.VALIDITY_REPORT_COLUMNS); None without quality
+    #: and the pooled validity figures of the word swaps (tables.VALIDITY_REPORT_COLUMNS); None without quality
     validity: pd.DataFrame | None = None
     #: attack -> why its quality loss is not measured: the meaning meter reads no loss at all on texts the
     #: attack changed (:func:`._meaning.meaning_by_attack`), e.g. case flips under an uncased encoder

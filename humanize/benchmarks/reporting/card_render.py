@@ -14,8 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ._escape import html_text, md_text, plain_text
-from .card import MIN_LOSS
-from .report import protocol_sentence
+from .tables import MIN_LOSS, protocol_sentence
 
 __all__ = ["card_markdown", "card_html", "fmt_ci"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .report import _attack_order, _select
+from .tables import _attack_order, _select
 
 __all__ = ["guided_transfer_table"]
 

@@ -26,9 +26,10 @@ import pandas as pd
 from ._figstyle import COLUMN_WIDTH_IN, FORMATS, PAGE_WIDTH_IN, save, style
 from ._files import write_text
 from ._meaning import meaning_by_attack
-from .report import CLEAN, cost_by_length, figure_matrix, figures_markdown, meaning_measure, meter_name
+from .report import figures_markdown
 from .curves import curves_caption, curves_figure
 from .scatter import scatter_caption, scatter_figure, scatter_points
+from .tables import CLEAN, cost_by_length, figure_matrix, meaning_measure, meter_name
 
 __all__ = ["FORMATS", "triangle_scores", "underpowered_note", "triangle_figure", "heatmap_figure",
            "intervals_figure", "theta_sweep_figure", "cost_vs_length_figure", "scatter_figure", "plot_scatter",
@@ -57,7 +58,7 @@ def triangle_scores(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     ``n_detectors``; ``backfires``: those whose interval lies above 0; ``effect``: ``"fall"`` (the mean falls and
     some detector's fall is measurable), ``"backfire"`` (the mean rises and some detector's rise is measurable) or
     ``"none"`` (no measurable effect on the mean's side). ``similarity``: meaning preserved, the
-    mean of the strongest meaning meter the run computed (:data:`~.report.MEANING_MEASURES`), named in
+    mean of the strongest meaning meter the run computed (:data:`~.tables.MEANING_MEASURES`), named in
     ``attrs["quality_measure"]``, NaN where no meter ran or the meter cannot see the attack's change
     (:func:`._meaning.meaning_by_attack`). Radii: ``effectiveness`` = fall / :data:`EFFECT_FULL` (0 for no fall),
     ``quality`` = the meter's own value, ``cost`` = log seconds per document from :data:`COST_SLOW` (0) to

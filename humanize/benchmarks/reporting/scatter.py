@@ -1,7 +1,7 @@
 """The effectiveness / meaning / cost figure as a scatter with real axes (issue #24 §2).
 
 One panel per detector; one point per attack: x = meaning preserved (the mean of the strongest meaning
-meter the run computed, :func:`.report.meaning_measure`, with a 95% percentile bootstrap interval over
+meter the run computed, :func:`.tables.meaning_measure`, with a 95% percentile bootstrap interval over
 documents), y = the change in AUROC (or TPR at an FPR) versus clean, with the run's paired 95% bootstrap
 interval; colour = wall seconds per document on a log scale. The attacker's Pareto front (no other attack
 keeps more meaning *and* lowers the figure more) is drawn per panel. An attack whose meaning meter cannot
@@ -17,7 +17,7 @@ import pandas as pd
 
 from ._figstyle import COLUMN_WIDTH_IN, PAGE_WIDTH_IN, style
 from ._meaning import meaning_by_attack
-from .report import CLEAN, figure_matrix, meter_name, timing_by_attack
+from .tables import CLEAN, figure_matrix, meter_name, timing_by_attack
 
 __all__ = ["pareto_front", "scatter_points", "scatter_figure", "scatter_caption", "axis_label"]
 

@@ -6,7 +6,7 @@ AUROC), named only where the fall is measurable (its 95% paired bootstrap interv
 with the attacks tied with it, that change with its interval and the attacked figure; the attacks that
 backfire (raise the figure, interval above 0) and those under which the detector's AUROC is below 0.5
 (its decision inverts); the meaning
-that attack kept (the strongest meaning meter the run has, :func:`.report.meaning_measure`), the
+that attack kept (the strongest meaning meter the run has, :func:`.tables.meaning_measure`), the
 share of its word swaps that are valid where the validity meter ran, and its compute cost
 (wall seconds per document, warm-up excluded; a batch mean for an attack that batches); the detector's own
 scoring seconds per text; with defenses, the attacked figure after each.
@@ -184,7 +184,7 @@ def _meaning(quality: pd.DataFrame | None, cost: pd.DataFrame | None = None):
 def _valid_shares(quality: pd.DataFrame | None) -> dict:
     if quality is None or quality.empty:
         return {}
-    from .report import validity_table
+    from .tables import validity_table
 
     table = validity_table(quality)
     if table is None:
@@ -310,14 +310,14 @@ def _note(metrics, tables, pooled, fprs, resolved, measure, quality, defenses, n
              None: "calibrated on the clean human test texts"}[pooled]
     tpr = ", ".join(f"`tpr_at_fpr_{f:g}`" for f in resolved) or "no TPR (no FPR resolved)"
     if measure is not None:
-        from .report import meter_name
+        from .tables import meter_name
 
         meaning = (f"`meaning`: what that attack kept, {measure[1].removeprefix('1 - ')} (mean over documents, "
                    f"1 = all; `{measure[0]}`: {meter_name(quality, measure)}; NaN where the meter cannot see the "
                    "attack's change); ")
     else:
         meaning = "`meaning`: not measured (the run computed no meaning meter); "
-    from .report import run_protocol
+    from .tables import run_protocol
 
     if run_protocol(metrics) == "raid":
         scope = ("found by RAID's own search on the clean human test texts " +
@@ -377,6 +377,6 @@ def _batch_note(cost) -> str:
 def _cols(quality) -> set:
     if quality is None or quality.empty:
         return set()
-    from .report import validity_table
+    from .tables import validity_table
 
     return {"valid_swaps"} if validity_table(quality) is not None else set()

@@ -153,7 +153,7 @@ def test_blend_mixes_a_guided_paraphrase_with_a_word_level_attack(tiny_chat):
 
 
 def test_the_cost_meter_counts_guide_queries_beside_llm_queries():
-    from humanize.benchmarks.reporting.report import cost_table
+    from humanize.benchmarks.reporting.tables import cost_table
     from humanize.benchmarks.runner import INFO_COUNTS
 
     class Reporting(Scripted):  # reports its usage to the running meters, as every back end does
