@@ -366,13 +366,3 @@ def artifact_reliance(detector, rows: pd.DataFrame, *, by=("domain",), fpr: floa
                                         "pl": "pl_text"}).drop(columns=["text_key"])
     documents.insert(0, "detector", det.name)
     return RelianceResult(table, documents.reset_index(drop=True), rule)
-
-
-def __getattr__(name: str):
-    """``reliance_for_run`` lives in :mod:`.reliance_run`, which imports this module: it is read from
-    there on first access (no import cycle: either module may be imported first)."""
-    if name == "reliance_for_run":
-        from .reliance_run import reliance_for_run
-
-        return reliance_for_run
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
