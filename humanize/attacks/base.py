@@ -195,6 +195,9 @@ class Attack(EqualByParams, ParamsMixin):
     #: costs less than its documents one at a time: the runner then times the batch as one call and gives
     #: each document its share (issue #24). False: ``batch`` is ``apply`` per document, timed per document.
     batches: bool = False
+    #: The class ``a | b`` builds: :class:`~humanize.attacks.pipeline.Pipeline`, which sets it when its module is
+    #: imported (the package imports it), so this module imports nothing above it.
+    _pipeline_class: type | None = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -308,11 +311,8 @@ class Attack(EqualByParams, ParamsMixin):
 
     # -- composition ----------------------------------------------------------------
     def __or__(self, other: "Attack") -> "Attack":
-        from .pipeline import Pipeline
-
-        return Pipeline([self, other])
-
-
+        """``a | b``: a :class:`~humanize.attacks.pipeline.Pipeline` running ``a``, then ``b``."""
+        return Attack._pipeline_class([self, other])
 
 
 class SiteAttack(Attack):

@@ -118,3 +118,6 @@ class Pipeline(CompositeAttack):
 
     def __or__(self, other: Attack) -> "Pipeline":
         return Pipeline([*self.attacks, other])
+
+
+Attack._pipeline_class = Pipeline  # what ``a | b`` builds (the base module does not import this one)
