@@ -16,11 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 #: Cycles still to break (issue #36 item 3), each as its sorted module names. Only ever remove entries.
-KNOWN_CYCLES: list[list[str]] = [
-    ["humanize.benchmarks.runner.executors", "humanize.benchmarks.runner.executors.base",
-     "humanize.benchmarks.runner.executors.ray", "humanize.benchmarks.runner.executors.ray_worker",
-     "humanize.benchmarks.runner.jobs", "humanize.benchmarks.runner.model_sharing"],
-]
+KNOWN_CYCLES: list[list[str]] = []
 
 
 def module_graph(package: Path = ROOT / "humanize") -> dict[str, set[str]]:

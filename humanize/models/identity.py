@@ -21,14 +21,14 @@ import json
 import os
 import threading
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Mapping, Optional
 
 from humanize._canonical import digest
 from humanize.exceptions import ModelUnavailable
 
 from .registry import get_alias, looks_like_path
 
-__all__ = ["model_identity", "loaded_identity", "identity_key", "directory_digest"]
+__all__ = ["model_identity", "loaded_identity", "identity_key", "directory_digest", "weights_key"]
 
 _FILE_DIGESTS: dict[str, str] = {}
 _DISK_LOADED = False
@@ -170,3 +170,22 @@ def identity_key(lm: Any) -> str:
     """A short hashable key of a loaded model's identity (for in-process caches)."""
     ident = lm.identity if hasattr(type(lm), "identity") else loaded_identity(lm)
     return digest(ident, "model identity")
+
+
+def weights_key(identity: Mapping) -> tuple[str, str]:
+    """``(key, name)`` of a model identity: equal keys are the same model; the name is for people.
+
+    A packaged alias keys on the hub id it stands for (so ``smollm2-135m-instruct`` and
+    ``HuggingFaceTB/SmolLM2-135M-Instruct`` are one model), a hub id on itself (case-folded),
+    a directory on its contents' digest.
+    """
+    if "packaged" in identity:
+        alias = get_alias(identity["packaged"])
+        hub = alias.hub_id if alias is not None and alias.hub_id else identity["packaged"]
+        return f"hub:{hub.lower()}", str(identity["packaged"])
+    if "hub_id" in identity:
+        hub = str(identity["hub_id"])
+        return f"hub:{hub.lower()}", hub
+    if "directory" in identity:
+        return f"dir:{identity.get('blake2b') or identity['directory']}", str(identity["directory"])
+    return f"other:{sorted(identity.items())}", str(identity)

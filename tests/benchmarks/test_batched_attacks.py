@@ -140,7 +140,7 @@ def _fake_model(directory):
 
 def test_the_local_executor_releases_the_models_a_job_loaded_unless_the_run_still_needs_them(tmp_path):
     from humanize.benchmarks.runner.executors import Job, LocalExecutor
-    from humanize.benchmarks.runner.model_sharing import model_key
+    from humanize.models.identity import weights_key
     from humanize.models.cache import get_or_load, loaded_keys, release
 
     dirs = {}
@@ -156,7 +156,7 @@ def test_the_local_executor_releases_the_models_a_job_loaded_unless_the_run_stil
             get_or_load(keys[name], lambda name=name: _fake_model(dirs[name]))
         return payloads
 
-    shared_key = model_key(_fake_model(dirs["shared"]).identity)[0]
+    shared_key = weights_key(_fake_model(dirs["shared"]).identity)[0]
     try:
         for keep, left in ((None, {"before", "mine", "shared"}), (frozenset({shared_key}), {"before", "shared"})):
             release([keys["mine"], keys["shared"]])

@@ -172,7 +172,7 @@ def _attack_plan(config: RunConfig, targets: dict | None = None) -> list[tuple]:
 
 
 def _keep_models(plan: list, others: list) -> list[frozenset]:
-    """Per attack of ``plan``: the keys (:func:`.model_sharing.model_key`) of the models the run's other
+    """Per attack of ``plan``: the keys (:func:`humanize.models.identity.weights_key`) of the models the run's other
     components name (the other attacks, and ``others``: the detectors, targets and quality meter), which
     the local executor keeps loaded when the attack's job ends; the attack's own other models are released."""
     named = [{key for _, key, _ in model_sharing._safe_models(c)} for c in others]

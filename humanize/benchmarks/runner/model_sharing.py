@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Optional
 
-__all__ = ["SharedModel", "component_models", "model_key", "shared_models", "run_components",
+__all__ = ["SharedModel", "component_models", "shared_models", "run_components",
            "sharing_table", "SKIPPED_PARAMS"]
 
 #: Parameters whose models are the attack's threat model, not its own (see the module docstring).
@@ -57,27 +57,6 @@ def _join(names) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def model_key(identity: Mapping) -> tuple[str, str]:
-    """``(key, name)`` of a model identity: equal keys are the same model; the name is for people.
-
-    A packaged alias keys on the hub id it stands for (so ``smollm2-135m-instruct`` and
-    ``HuggingFaceTB/SmolLM2-135M-Instruct`` are one model), a hub id on itself (case-folded),
-    a directory on its contents' digest.
-    """
-    from humanize.models.registry import get_alias
-
-    if "packaged" in identity:
-        alias = get_alias(identity["packaged"])
-        hub = alias.hub_id if alias is not None and alias.hub_id else identity["packaged"]
-        return f"hub:{hub.lower()}", str(identity["packaged"])
-    if "hub_id" in identity:
-        hub = str(identity["hub_id"])
-        return f"hub:{hub.lower()}", hub
-    if "directory" in identity:
-        return f"dir:{identity.get('blake2b') or identity['directory']}", str(identity["directory"])
-    return f"other:{sorted(identity.items())}", str(identity)
-
-
 def _walk(node: Any, path: tuple, skip: tuple) -> Iterable[tuple[str, Mapping]]:
     """``(parameter path, identity)`` for every ``{"__model__": identity}`` in a provenance tree."""
     if isinstance(node, Mapping):
@@ -103,11 +82,13 @@ def component_models(component: Any, only: Optional[tuple] = None,
     ``skip``: parameters, at any depth, whose models are left out (an attack's target).
     Read from ``component.provenance()``; nothing is loaded.
     """
+    from humanize.models.identity import weights_key
+
     found = []
     for path, ident in _walk(component.provenance(), (), skip):
         if only is not None and path.split(".")[0].split("[")[0] not in only:
             continue
-        key, name = model_key(ident)
+        key, name = weights_key(ident)
         found.append((path, key, name))
     return found
 

@@ -34,7 +34,7 @@ class Job:
     ``resources``: what one worker needs on a cluster (``{"num_cpus": 1, "num_gpus": 0.5}``);
     the local executor ignores it.
     ``keep_models``: None (the default), the models the job loads stay loaded; else the keys
-    (:func:`~humanize.benchmarks.runner.model_sharing.model_key`) of the models the run still needs:
+    (:func:`~humanize.models.identity.weights_key`) of the models the run still needs:
     when the local executor is done with the job, it releases the models the job loaded in this
     process whose key is not among them (issue #24: an attack's model is not held through the
     detector stage).
@@ -175,7 +175,7 @@ def _loaded_keys() -> list:
 
 def release_models(before, keep) -> list[str]:
     """Release the models loaded in this process since ``before`` (the model cache's keys then) whose
-    :func:`~humanize.benchmarks.runner.model_sharing.model_key` is not in ``keep``, and hand their
+    :func:`~humanize.models.identity.weights_key` is not in ``keep``, and hand their
     memory back to the system; returns their names. Other loaded things (word lists, WordNet) stay."""
     from humanize.models.cache import loaded_keys, loaded_models, release
     from humanize.models.loading import LoadedModel
@@ -192,12 +192,12 @@ def release_models(before, keep) -> list[str]:
 
 
 def _model_key(lm) -> str | None:
-    """The model's :func:`~humanize.benchmarks.runner.model_sharing.model_key`; None when its identity cannot
+    """The model's :func:`~humanize.models.identity.weights_key`; None when its identity cannot
     be read (then it is never in ``keep``: it is released, and loaded again if it is needed)."""
-    from ..model_sharing import model_key
+    from humanize.models.identity import weights_key
 
     try:
-        return model_key(lm.identity)[0]
+        return weights_key(lm.identity)[0]
     except Exception:  # noqa: BLE001
         return None
 
