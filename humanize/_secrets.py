@@ -15,7 +15,7 @@ A secret may be given in several places, and each is found by the same rule, :fu
 :func:`redact` returns a copy with every such value replaced by ``<hidden:blake2b=...>`` (a keyed
 BLAKE2b of the value: equal keys give equal markers, so a fingerprint still tells two keys apart,
 and the marker reveals nothing usable); every secret found is also registered with
-:func:`humanize.exceptions.register_secret`, so :func:`~humanize.exceptions.scrub_secrets` hides
+:func:`register_secret`, so :func:`scrub_secrets` hides
 it wherever else it might appear (an error message, a stored command line). :func:`redact` is
 idempotent: a marker is left as it is, so a component rebuilt from a stored configuration has the
 fingerprint of the one that ran.
@@ -28,9 +28,8 @@ import re
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
 
-from .exceptions import register_secret
-
-__all__ = ["HIDDEN_MARKER", "hide", "is_secret_name", "redact", "redact_params", "redact_url"]
+__all__ = ["HIDDEN_MARKER", "hide", "is_secret_name", "redact", "redact_params", "redact_url", "register_secret",
+           "scrub_secrets", "secret_forms"]
 
 #: a part of a name (split at ``_ - .``, spaces and camelCase) that makes it hold a credential:
 #: ``api_key``, ``x-api-key``, ``apiKey``, ``access_token``, ``client_secret``, ``Authorization``
@@ -147,3 +146,42 @@ def redact_params(value: Any) -> Any:
     if isinstance(value, str) and _is_url(value):
         return redact_url(value)
     return value
+
+
+# -- the secrets this process has seen, scrubbed from messages before they are stored ---------------------
+#: Secrets this process has seen (API keys, credentials in a URL), held in memory only, so that a
+#: message can be scrubbed before it is stored (the second defence: messages are scrubbed where made).
+_SECRETS: set = set()
+_MIN_SECRET = 4  # shorter strings would scrub ordinary words
+
+
+def register_secret(value: "str | None") -> None:
+    """Remember ``value`` (an API key, a password) so :func:`scrub_secrets` hides it; never written anywhere."""
+    if isinstance(value, str) and len(value) >= _MIN_SECRET:
+        _SECRETS.add(value)
+
+
+def secret_forms(value: str) -> set:
+    """The ways ``value`` can appear in a message: as is, JSON- or repr-escaped, URL-quoted, and each line of it."""
+    import json
+    from urllib.parse import quote
+
+    forms = {value, json.dumps(value)[1:-1], repr(value)[1:-1], quote(value, safe=""), quote(value)}
+    forms.update(part for part in value.splitlines() if len(part) >= _MIN_SECRET)
+    return {f for f in forms if f}
+
+
+def scrub_secrets(text: str, *extra: "str | None") -> str:
+    """``text`` with every registered secret (and each of ``extra``), in any of its forms, replaced by ``<hidden>``."""
+    if not isinstance(text, str):
+        return text
+    forms: set = set()
+    for secret in {*_SECRETS, *(e for e in extra if isinstance(e, str) and len(e) >= _MIN_SECRET)}:
+        forms |= secret_forms(secret)
+    if not forms:
+        return text
+    import re
+
+    # one pass, longest form first: a secret that contains another registered secret is hidden whole
+    pattern = re.compile("|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True)))
+    return pattern.sub("<hidden>", text)

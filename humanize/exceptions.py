@@ -26,12 +26,13 @@
 Import them from here (the package faces ``humanize.models.ModelUnavailable``,
 ``humanize.detectors.NotFittedError`` and ``humanize.benchmarks.data.DatasetUnavailable`` are the same class
 objects). Each keeps the built-in base it had (``RuntimeError``, ``ValueError``, ``LookupError``).
-Messages say what was given and what is allowed, and never contain a secret.
+Messages say what was given and what is allowed, and never contain a secret (:func:`humanize._secrets.scrub_secrets`
+hides the secrets this process has seen).
 """
 
 from __future__ import annotations
 
-__all__ = ["register_secret", "scrub_secrets", "HumanizeError", "UserError", "RunError", "InvalidParameterError", "NotFittedError", "EndpointError",
+__all__ = ["HumanizeError", "UserError", "RunError", "InvalidParameterError", "NotFittedError", "EndpointError",
            "StoreError", "SweepError", "ConfigError", "PluginError", "ProviderMissing", "ModelUnavailable",
            "DatasetUnavailable", "DataFileError", "DatasetChanged", "OutputPathError", "InadmissibleTransform",
            "SplitGGUFError", "RUN_ERRORS"]
@@ -70,44 +71,6 @@ class EndpointError(UserError, RuntimeError):
                  attempts: int = 0):
         super().__init__(message)
         self.base_url, self.model, self.status, self.attempts = base_url, model, status, attempts
-
-
-#: Secrets this process has seen (API keys, credentials in a URL), held in memory only, so that a
-#: message can be scrubbed before it is stored (the second defence: messages are scrubbed where made).
-_SECRETS: set = set()
-_MIN_SECRET = 4  # shorter strings would scrub ordinary words
-
-
-def register_secret(value: "str | None") -> None:
-    """Remember ``value`` (an API key, a password) so :func:`scrub_secrets` hides it; never written anywhere."""
-    if isinstance(value, str) and len(value) >= _MIN_SECRET:
-        _SECRETS.add(value)
-
-
-def secret_forms(value: str) -> set:
-    """The ways ``value`` can appear in a message: as is, JSON- or repr-escaped, URL-quoted, and each line of it."""
-    import json
-    from urllib.parse import quote
-
-    forms = {value, json.dumps(value)[1:-1], repr(value)[1:-1], quote(value, safe=""), quote(value)}
-    forms.update(part for part in value.splitlines() if len(part) >= _MIN_SECRET)
-    return {f for f in forms if f}
-
-
-def scrub_secrets(text: str, *extra: "str | None") -> str:
-    """``text`` with every registered secret (and each of ``extra``), in any of its forms, replaced by ``<hidden>``."""
-    if not isinstance(text, str):
-        return text
-    forms: set = set()
-    for secret in {*_SECRETS, *(e for e in extra if isinstance(e, str) and len(e) >= _MIN_SECRET)}:
-        forms |= secret_forms(secret)
-    if not forms:
-        return text
-    import re
-
-    # one pass, longest form first: a secret that contains another registered secret is hidden whole
-    pattern = re.compile("|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True)))
-    return pattern.sub("<hidden>", text)
 
 
 class StoreError(UserError, RuntimeError):

@@ -159,7 +159,7 @@ def _one_line(err: BaseException | str) -> str:
     import errno
 
     from humanize.benchmarks.reporting._escape import terminal_text
-    from humanize.exceptions import scrub_secrets
+    from humanize._secrets import scrub_secrets
 
     if isinstance(err, OSError) and err.errno == errno.ENOSPC:  # the OS's "[Errno 28] No space left on device"
         return terminal_text(f"disk full: {err.filename}" if err.filename else "disk full")
@@ -653,7 +653,7 @@ def main(argv: list[str] | None = None) -> int:
         except Exception as err:  # noqa: BLE001 - the boundary: a bug, said as one, with its traceback
             import traceback
 
-            from humanize.exceptions import scrub_secrets
+            from humanize._secrets import scrub_secrets
 
             sys.stderr.write(scrub_secrets("".join(traceback.format_exception(err))))
             print(f"{command}: internal error ({type(err).__name__}): this is a bug in humanize-bench, not in "

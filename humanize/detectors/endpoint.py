@@ -51,9 +51,9 @@ import numpy as np
 from numbers import Integral, Real
 
 from humanize._canonical import canonical
-from humanize._secrets import redact
+from humanize._secrets import redact, register_secret, scrub_secrets
 from humanize._validation import NONBLANK_STR, Interval, check_texts
-from humanize.exceptions import EndpointError, register_secret, scrub_secrets
+from humanize.exceptions import EndpointError
 from humanize.generation.endpoint import (MAX_ANSWER_BYTES_BASE, ConnectionFailed, ResponseTooLarge, _check_url,
                                           _display_url, _retry_after, error_message, key_problem, post)
 

@@ -36,12 +36,13 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from numbers import Integral, Real
 
+from humanize._secrets import register_secret, scrub_secrets
 from humanize._validation import NONBLANK_STR, Interval, Options
 
 from .base import (SAMPLING_CONSTRAINTS, Generation, Generator, Request, check_requests, effective_temperature,
                    report_usage)
 from humanize.exceptions import EndpointError
-from humanize.exceptions import InvalidParameterError, register_secret, scrub_secrets
+from humanize.exceptions import InvalidParameterError
 
 __all__ = ["EndpointChat", "EndpointError", "DEFAULT_BASE_URL", "answer_limit", "key_problem", "post"]
 

@@ -358,7 +358,7 @@ def test_a_temperature_that_underflows_is_sent_as_greedy(echo_server):
 @pytest.mark.parametrize("bad, what", [(KEY[:7] + "\n" + KEY[7:], "contains a newline"),
                                        (KEY.replace("-", "\u2013", 1), r"U\+2013 EN DASH")])
 def test_a_key_no_header_can_carry_is_refused_before_any_request_and_never_shown(bad, what, monkeypatch):
-    from humanize.exceptions import scrub_secrets
+    from humanize._secrets import scrub_secrets
 
     parts = [bad, KEY[:7], KEY[7:], repr(bad)[1:-1]]
     with pytest.raises(ValueError, match=what) as info:
@@ -396,7 +396,7 @@ def test_credentials_in_base_url_are_held_like_the_key():
 def test_a_secret_that_contains_another_registered_secret_is_hidden_whole():
     """Registered secrets are process-wide: a shorter one inside a longer one must not leave the rest
     of the longer one showing (the order the set gives them in does not matter)."""
-    from humanize.exceptions import register_secret, scrub_secrets
+    from humanize._secrets import register_secret, scrub_secrets
 
     inner, outer = "inner-SECRET-91c2", "sk\u2013outer-inner-SECRET-91c2"
     register_secret(inner)

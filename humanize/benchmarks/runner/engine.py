@@ -341,7 +341,8 @@ def _nothing_scored(label: str, stage_failures: list):
     always answers 500, a function that raises or returns no finite score): nothing is left to
     evaluate, so the run stops here and says why, with the vendor's or the function's own message.
     The failures table rides on the exception (``.failures``)."""
-    from humanize.exceptions import RunError, scrub_secrets
+    from humanize.exceptions import RunError
+    from humanize._secrets import scrub_secrets
 
     first = stage_failures[0]
     err = RunError(f"detector {label!r} failed on every text it was given ({len(stage_failures)} failure(s) in the "
@@ -570,7 +571,7 @@ def _run(config: RunConfig, run_id: str, rows: pd.DataFrame, store: ResultsStore
     if config.quality:
         tables["quality"] = _quality(config, store, executor, outputs, progress, work, failures)
     if failures:
-        from humanize.exceptions import scrub_secrets
+        from humanize._secrets import scrub_secrets
 
         # messages are scrubbed where they are made; this is the second defence, before anything is stored
         failures[:] = [replace(f, error=scrub_secrets(f.error)) for f in failures]

@@ -417,7 +417,7 @@ class ResultsStore:
         """Mark ``run_id`` as running, written with the run's first computed row (a fully
         cached run writes nothing)."""
         from humanize._secrets import redact_params
-        from humanize.exceptions import scrub_secrets
+        from humanize._secrets import scrub_secrets
 
         # the one secret path: a key in a component's URL or body template is stored as its digest, and
         # any other appearance of a secret this process saw (the command line in the manifest) is scrubbed
