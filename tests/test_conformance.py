@@ -201,6 +201,11 @@ DETECTORS = {
     "function": Entry(lambda get: detectors.get("function", fn=mean_word_length)),
     "endpoint": Entry(lambda get: detectors.get("endpoint", url=get("scoring_server"), batch_size=2)),
     "tfidf_lr": Entry(lambda get: detectors.get("tfidf_lr")),
+    # the watermark detectors read a tokenizer only (the tiny Llamas' byte-level one)
+    "kgw": Entry(lambda get: detectors.get("kgw", tokenizer=get("tiny_lms")["a"], key="conformance key"), ("tiny_lms",)),
+    "unigram": Entry(lambda get: detectors.get("unigram", tokenizer=get("tiny_lms")["a"], key=12345), ("tiny_lms",)),
+    "synthid": Entry(lambda get: detectors.get("synthid", tokenizer=get("tiny_lms")["a"], key=7, depth=4),
+                     ("tiny_lms",)),
     "surface_probe": Entry(lambda get: detectors.get("surface_probe")),
 }
 
