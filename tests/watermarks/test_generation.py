@@ -88,3 +88,34 @@ def test_the_key_never_shows_in_the_generator_and_endpoints_refuse_in_one_line(w
     with pytest.raises(ValueError) as err:
         WatermarkedChat(wm_models["peaked"], watermark={"scheme": "nope", "key": "hush-hush-key"})
     assert "hush-hush-key" not in str(err.value)
+
+
+def test_watermark_rows_are_aligned_raid_rows_and_cached_by_content(wm_models, tmp_path, monkeypatch):
+    from humanize.benchmarks.data import demo_prompts, watermark_rows
+    from humanize.benchmarks.data.schema import COLUMNS
+
+    monkeypatch.setenv("HUMANIZE_CACHE", str(tmp_path))
+    prompts = demo_prompts(n=3, prefix_words=8)
+    assert len(prompts) == 3 and all(len(p.split()) == 8 for p in prompts["prompt"])
+    calls = []
+    from humanize.generation.local import LocalChat
+
+    original = LocalChat._decode
+    monkeypatch.setattr(LocalChat, "_decode", lambda self, lm, reqs, dec: calls.append(len(reqs)) or
+                        original(self, lm, reqs, dec))
+    build = lambda: watermark_rows(list(prompts["prompt"]), list(prompts["human"]), model=wm_models["flat"],
+                                   watermark=KGW(key="rows-key-31f", delta=4.0), max_new_tokens=12,
+                                   temperature=1.0, domains=list(prompts["domain"]))
+    rows = build()
+    assert list(rows.columns[:len(COLUMNS)]) == COLUMNS and len(rows) == 9
+    assert rows.groupby("pair")["watermark"].apply(lambda s: sorted(s.fillna("human"))).tolist() == \
+        [["human", "kgw", "none"]] * 3
+    assert (rows.groupby("pair")["source_id"].nunique() == 1).all()
+    assert calls == [3, 3]
+    again = build()
+    assert calls == [3, 3] and again.equals(rows)  # read back from the content cache
+    for path in tmp_path.rglob("*"):
+        assert not path.is_file() or b"rows-key-31f" not in path.read_bytes()
+    det = detectors.KGWDetector(tokenizer=wm_models["tokenizer"], key="rows-key-31f")
+    by = rows.assign(score=det.score(list(rows["generation"]))).groupby(rows["watermark"].fillna("human"))["score"]
+    assert by.mean()["kgw"] > by.mean()["none"]
