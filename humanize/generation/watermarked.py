@@ -16,7 +16,9 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from humanize._validation import Constraint
+from numbers import Integral
+
+from humanize._validation import Constraint, Interval
 from humanize.exceptions import UserError
 
 from .base import Generation, Request, check_requests, effective_temperature
@@ -31,6 +33,8 @@ class _Watermark(Constraint):
     def is_satisfied_by(self, value) -> bool:
         from humanize.watermarks import resolve_watermark
 
+        if value is None:
+            return True
         try:
             resolve_watermark(value)
         except (TypeError, ValueError):
@@ -38,42 +42,48 @@ class _Watermark(Constraint):
         return True
 
     def describe(self) -> str:
-        return "a watermark scheme (KGW, Unigram, SynthID object), its name or a dict {'scheme': name, ...}"
+        return ("a watermark scheme (KGW, Unigram, SynthID object), its name, a dict {'scheme': name, ...} or None "
+                "(no watermark)")
 
 
 class WatermarkedChat(LocalChat):
     """A local causal LM generating with a watermark. ``watermark``: a scheme object
     (``humanize.watermarks.KGW(key=...)``), a scheme name (``"kgw"``, ``"unigram"``, ``"synthid"``:
-    its defaults, public key) or ``{"scheme": name, **parameters}``. Every other parameter is
-    :class:`~humanize.generation.local.LocalChat`'s."""
+    its defaults, public key), ``{"scheme": name, **parameters}`` or None (no watermark: the same decoding,
+    for the unwatermarked side of a comparison). ``min_new_tokens``: before a row has that many new tokens
+    its stop tokens are no candidates (Kirchenbauer et al. 2023, §6, generate exactly T tokens), for texts
+    of a fixed length. Every other parameter is :class:`~humanize.generation.local.LocalChat`'s."""
 
     name = "watermarked"
 
     def __init__(self, model: Any = "smollm2-135m-instruct", watermark: Any = "kgw", temperature: float = 0.7,
                  top_p: float = 0.95, max_new_tokens: int = 256, batch_size: int = 16, device: Any = None,
-                 dtype: Any = None):
+                 dtype: Any = None, min_new_tokens: int = 0):
         self._init_params(locals())
 
     def _check(self) -> None:
         super()._check()
         from humanize._validation import validate_parameter_constraints
 
-        validate_parameter_constraints(type(self).__name__, {"watermark": [_Watermark()]},
-                                       {"watermark": self.watermark})
+        validate_parameter_constraints(type(self).__name__, {"watermark": [_Watermark()],
+                                                             "min_new_tokens": [Interval(Integral, 0, None)]},
+                                       {"watermark": self.watermark, "min_new_tokens": self.min_new_tokens})
 
     def scheme(self):
+        """The watermark scheme (None: no watermark)."""
         from humanize.watermarks import resolve_watermark
 
-        return resolve_watermark(self.watermark)
+        return None if self.watermark is None else resolve_watermark(self.watermark)
 
     def generate(self, requests: Sequence[Request]) -> list[Generation]:
         reqs = check_requests("WatermarkedChat", requests)
         if not reqs:
             return []
         lm = self.loaded()
-        processor = self.scheme().logits_processor(len(lm.tokenizer))
+        scheme = self.scheme()
+        processor = None if scheme is None else scheme.logits_processor(len(lm.tokenizer))
         decoder = _WatermarkDecoder(lm, self._stop_ids(lm), effective_temperature(self.temperature),
-                                    float(self.top_p), processor)
+                                    float(self.top_p), processor, int(self.min_new_tokens))
         return self._decode(lm, reqs, decoder)
 
     def generate_guided(self, *args, **kwargs):
@@ -84,9 +94,10 @@ class WatermarkedChat(LocalChat):
 class _WatermarkDecoder(_Decoder):
     """LocalChat's decoding loop with the scheme applied to each live row's scores before the pick."""
 
-    def __init__(self, lm, stop, temperature: float, top_p: float, processor):
+    def __init__(self, lm, stop, temperature: float, top_p: float, processor, min_new_tokens: int = 0):
         super().__init__(lm, stop, temperature, top_p)
-        self.processor = processor
+        self.processor, self.min_new = processor, min_new_tokens
+        self.stop_index = sorted(stop)
 
     def run(self, rows: list, seeds: list, limits: list, requests: Any = None):
         self._states = [{"prompt_len": len(r) if r else 1} for r in rows]
@@ -100,8 +111,12 @@ class _WatermarkDecoder(_Decoder):
             if done[r]:
                 picks.append(0)
                 continue
-            context = (rows[r] if rows[r] else self.empty) + new[r]
-            scores = self.processor.apply(logits[k] / scale, context, self._states[r])
+            scores = logits[k] / scale
+            if len(new[r]) < self.min_new and self.stop_index:
+                scores[self.stop_index] = float("-inf")
+            if self.processor is not None:
+                context = (rows[r] if rows[r] else self.empty) + new[r]
+                scores = self.processor.apply(scores, context, self._states[r])
             if gens is None:
                 picks.append(int(scores.argmax()))
             else:

@@ -119,3 +119,12 @@ def test_watermark_rows_are_aligned_raid_rows_and_cached_by_content(wm_models, t
     det = detectors.KGWDetector(tokenizer=wm_models["tokenizer"], key="rows-key-31f")
     by = rows.assign(score=det.score(list(rows["generation"]))).groupby(rows["watermark"].fillna("human"))["score"]
     assert by.mean()["kgw"] > by.mean()["none"]
+
+
+def test_no_watermark_is_localchats_decoding_and_min_new_tokens_fixes_the_length(wm_models):
+    kw = dict(temperature=0.9, max_new_tokens=12, batch_size=3)
+    plain = [g.text for g in LocalChat(wm_models["peaked"], **kw).generate(REQUESTS)]
+    same = [g.text for g in WatermarkedChat(wm_models["peaked"], watermark=None, **kw).generate(REQUESTS)]
+    assert same == plain
+    fixed = WatermarkedChat(wm_models["peaked"], watermark=KGW(key=1), min_new_tokens=12, **kw).generate(REQUESTS)
+    assert all(g.tokens_out == 12 and g.finish_reason == "length" for g in fixed)

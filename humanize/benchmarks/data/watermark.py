@@ -95,7 +95,7 @@ def watermark_rows(prompts: Sequence[str], humans: "Sequence[str] | None" = None
                    model: Any = "smollm2-135m-instruct", watermark: Any = "kgw", max_new_tokens: int = 200,
                    temperature: float = 0.7, top_p: float = 0.95, batch_size: int = 16, seed: int = 0,
                    continuation: bool = True, domains: "Sequence[str] | str" = "watermark",
-                   cache: bool = True) -> pd.DataFrame:
+                   min_new_tokens: int = 0, cache: bool = True) -> pd.DataFrame:
     """Watermarked, unwatermarked and human rows for ``prompts`` (see the module's documentation).
 
     ``model``: a local model (name, directory or loaded); ``watermark``: a scheme
@@ -118,6 +118,9 @@ def watermark_rows(prompts: Sequence[str], humans: "Sequence[str] | None" = None
     plain = LocalChat(model, temperature=temperature, top_p=top_p, max_new_tokens=max_new_tokens,
                       batch_size=batch_size)
     marked = watermarked_generator(plain, watermark)
+    if min_new_tokens:
+        marked.set_params(min_new_tokens=min_new_tokens)
+        plain = type(marked)(**{**marked.get_params(deep=False), "watermark": None})  # the same decoding
     requests = [Request(chat(CONTINUE.format(prefix=p)) if continuation else chat(p), _request_seed(seed, p),
                         answer_start=(p + " ") if continuation else "") for p in prompts]
     texts = {"watermarked": _cached_generate(marked, requests, cache),
