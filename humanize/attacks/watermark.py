@@ -96,7 +96,8 @@ class CopyPasteDilution(Attack):
         k = min(int(self.segments), n)
         cuts = [spans[(i * n) // k][0] for i in range(1, k)]  # the machine text splits at word starts
         where = [0] + cuts + [len(text)]
-        sizes = np.diff(np.sort(np.concatenate([[0, need], rnd.integers(0, need + 1, size=k)]))) if need else [0] * (k + 1)
+        # the human words split into k + 1 runs at k uniform cut points (before, between and after the spans)
+        sizes = np.diff(np.sort(np.concatenate([[0, need], rnd.integers(0, need + 1, size=k)])))
         edits, at = [], 0
         for pos, size in zip(where, sizes):
             chunk = " ".join(human[at: at + int(size)])

@@ -72,8 +72,7 @@ class Tournament:
         import torch
 
         generated = list(context[state.get("prompt_len", 0):])
-        ctx = ([0] * (self.n - 1) + generated)[len(generated):] if len(generated) < self.n - 1 \
-            else generated[len(generated) - self.n + 1:]
+        ctx = ([0] * (self.n - 1) + generated)[-(self.n - 1):]
         k = min(self.top_k, self.vocab_size)
         vals, idx = torch.topk(logits[: self.vocab_size].float(), k)
         keys, ctx_hash = self.processor._compute_keys(torch.tensor([ctx], dtype=torch.long), idx[None])

@@ -129,3 +129,19 @@ db = "{out / 'r.sqlite'}"
     assert any(p.suffix == ".sqlite" for p in files) and any(p.suffix == ".html" for p in files)
     for blob in [printed.out.encode(), printed.err.encode()] + [p.read_bytes() for p in files]:
         assert secret.encode() not in blob and str(number).encode() not in blob
+
+
+@pytest.mark.parametrize("scheme,width", [("lefthash", 1), ("selfhash", 2)])
+def test_kgw_generation_bias_is_transformers_watermark_logits_processor(scheme, width):
+    from transformers.generation.logits_process import WatermarkLogitsProcessor
+
+    kgw = KGW(key="bias key", gamma=0.3, delta=1.5, seeding_scheme=scheme, context_width=width)
+    ours = kgw.logits_processor(500)
+    ref = WatermarkLogitsProcessor(vocab_size=500, device="cpu", greenlist_ratio=0.3, bias=1.5,
+                                   hashing_key=key_int("bias key"), seeding_scheme=scheme, context_width=width)
+    gen = torch.Generator().manual_seed(0)
+    for _ in range(3):
+        logits = torch.randn(500, generator=gen)
+        context = torch.randint(0, 500, (7,), generator=gen)
+        want = ref(context[None], logits[None].clone())[0]
+        assert torch.allclose(ours.apply(logits, context.tolist(), {}), want)
