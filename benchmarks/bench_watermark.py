@@ -8,7 +8,8 @@ SynthID (depth 30, 5-grams, top-k 40), and without a watermark (the same model, 
 It prints
 
 - generation cost: seconds and new tokens per second for each (first run; a rerun reads the content
-  cache and says so);
+  cache and says so); ``--cost-n K`` times the three generators side by side on K prompts, twice each,
+  uncached (the ratio to unwatermarked is the figure to read: the machine is shared);
 - detection: TPR at 1% FPR (threshold: the empirical 99% quantile of the negatives, RAID's rule;
   and the analytic one, z > 2.326 for KGW) against the human texts and against the unwatermarked
   machine texts, with AUROC, for KGW and SynthID (Mean score), and as a function of the number of
@@ -79,6 +80,8 @@ def main(argv=None) -> None:
     p.add_argument("--rates", type=float, nargs="+", default=[0.1, 0.2, 0.3])
     p.add_argument("--emoji-n", type=int, default=10)
     p.add_argument("--skip-synthid", action="store_true")
+    p.add_argument("--cost-n", type=int, default=0, help="prompts of the side-by-side generation timing")
+    p.add_argument("--cost-only", action="store_true", help="stop after the side-by-side generation timing")
     args = p.parse_args(argv)
 
     from humanize import attacks, detectors
@@ -101,6 +104,25 @@ def main(argv=None) -> None:
     marked = generate(WatermarkedChat(model, watermark=kgw, **decoding), requests, "KGW")
     sid = None if args.skip_synthid else generate(WatermarkedChat(model, watermark=synthid, **decoding), requests,
                                                   "SynthID")
+
+    if args.cost_n:
+        print(f"\ngeneration cost side by side ({args.cost_n} prompts, no cache, order plain/KGW/SynthID twice; "
+              f"seconds per run)")
+        gens = {"unwatermarked": WatermarkedChat(model, watermark=None, **decoding),
+                "KGW": WatermarkedChat(model, watermark=kgw, **decoding),
+                "SynthID": WatermarkedChat(model, watermark=synthid, **decoding)}
+        reqs = requests[: args.cost_n]
+        times = {k: [] for k in gens}
+        for _ in range(2):
+            for label, gen in gens.items():
+                t = time.perf_counter()
+                gen.generate(reqs)
+                times[label].append(time.perf_counter() - t)
+        for label, ts in times.items():
+            print(f"  {label:<14} {' '.join(f'{t:6.1f}' for t in ts)} s  (x{min(ts) / min(times['unwatermarked']):.2f} "
+                  f"of unwatermarked, best of 2)")
+        if args.cost_only:
+            return
 
     print("\ndetection (TPR at 1% FPR: empirical threshold on the negatives | AUROC)")
     kdet = detectors.KGWDetector.for_watermark(kgw)
