@@ -130,6 +130,12 @@ def main(argv=None) -> None:
     print(f"  KGW z      vs human {tpr(km, kh):.3f} | {auroc(km, kh):.3f}   vs unwatermarked {tpr(km, kp):.3f} | "
           f"{auroc(km, kp):.3f}   analytic z > 2.326: TPR {np.mean(km > 2.326):.3f}, FPR human "
           f"{np.mean(kh > 2.326):.3f}, unwatermarked {np.mean(kp > 2.326):.3f}; median z {np.median(km):.2f}")
+    once = detectors.KGWDetector.for_watermark(kgw, ignore_repeated_ngrams=True)
+    oh, op, om = once.score(human), once.score(plain), once.score(marked)
+    print(f"  KGW z, each (context, token) once (ignore_repeated_ngrams): vs human {tpr(om, oh):.3f} | "
+          f"{auroc(om, oh):.3f}   vs unwatermarked {tpr(om, op):.3f} | {auroc(om, op):.3f}   analytic z > 2.326: "
+          f"TPR {np.mean(om > 2.326):.3f}, FPR human {np.mean(oh > 2.326):.3f}, unwatermarked "
+          f"{np.mean(op > 2.326):.3f}")
     dets = [("kgw", kdet, marked)]
     if sid is not None:
         sdet = detectors.SynthIDDetector.for_watermark(synthid)
