@@ -82,6 +82,7 @@ def main(argv=None) -> None:
     p.add_argument("--skip-synthid", action="store_true")
     p.add_argument("--cost-n", type=int, default=0, help="prompts of the side-by-side generation timing")
     p.add_argument("--cost-only", action="store_true", help="stop after the side-by-side generation timing")
+    p.add_argument("--skip-attacks", action="store_true", help="stop after detection and its cost")
     args = p.parse_args(argv)
 
     from humanize import attacks, detectors
@@ -163,6 +164,8 @@ def main(argv=None) -> None:
     for name, d, texts in dets:
         print(f"  {name:<8} {detection_cost(d, texts):8.0f} texts/s")
 
+    if args.skip_attacks:
+        return
     n_att = args.attack_n or len(marked)
     base = marked[:n_att]
     z0 = kdet.score(base)
