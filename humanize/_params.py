@@ -188,7 +188,7 @@ class ParamsMixin:
         from ._secrets import redact
 
         # the one secret path (humanize._secrets): a key in a URL's query or a body template shows as its digest
-        args = ", ".join(f"{k}={redact(v)!r}" for k, v in params.items())
+        args = ", ".join(f"{k}={redact(v, k)!r}" for k, v in params.items())
         return f"{type(self).__name__}({args})"
 
     # -- provenance -----------------------------------------------------------------
@@ -231,7 +231,7 @@ class ParamsMixin:
                 params[k] = {"__model__": model_identity(v)}
             else:
                 # a secret in a URL or a mapping is digested, never hashed (or shown) in clear: humanize._secrets
-                params[k] = redact(canonical(v, f"{where}.{k}"))
+                params[k] = redact(canonical(v, f"{where}.{k}"), k)
         out = {"class": f"{cls.__module__}.{cls.__qualname__}", "version": str(self.version), "params": params}
         source = class_source_digest(cls)
         if source is not None:

@@ -9,6 +9,7 @@ A secret may be given in several places, and each is found by the same rule, :fu
   at any depth;
 - headers (a mapping like any other; the endpoint detector refuses credential headers outright
   and takes the key from the environment);
+- a secret-named parameter holding a number or a list (a watermark's ``key``: humanize.watermarks);
 - an environment reference (``api_key_env="MY_KEY"``) names where the key lives: the name is
   kept, the value is read at request time and never stored.
 
@@ -113,7 +114,8 @@ def redact(value: Any, name: Any = None) -> Any:
             changed = changed or new is not v
         return out if changed else value
     if isinstance(value, (list, tuple)):
-        items = [redact(v) for v in value]
+        # the items of a secret-named sequence (a watermark's several keys) are secrets too
+        items = [redact(v, name if is_secret_name(name) else None) for v in value]
         if all(a is b for a, b in zip(items, value)):
             return value
         return type(value)(items) if isinstance(value, list) else tuple(items)
@@ -124,6 +126,8 @@ def redact(value: Any, name: Any = None) -> Any:
             shown = redact_url(value)
             return value if shown == value else shown
         return value
+    if isinstance(value, int) and not isinstance(value, bool) and is_secret_name(name):
+        return hide(value)  # a numeric key (a watermark's hash key) is a secret as much as a str one
     return value
 
 

@@ -164,6 +164,15 @@ ATTACKS = {
                         ("tiny_chat",)),
     # its LoRA adapter has no published hub id and loading one needs peft (the extra "lora"): the static
     # checks at its defaults; the full ones run on authormist, the same RLHumanizer code without the adapter
+    # watermark scrubbing (humanize.attacks.watermark)
+    "copy_paste": Entry(lambda get: attacks.get("copy_paste", rate=0.5, segments=2, seed=3,
+                                                human_texts=["A few words a person wrote about the weather."])),
+    "emoji_attack": Entry(lambda get: attacks.get("emoji_attack", generator=_chat(get), seed=3), ("tiny_chat",)),
+    "self_info_rewrite": Entry(lambda get: attacks.get("self_info_rewrite", scorer=get("tiny_lms")["a"],
+                                                       refill=get("tiny_lms")["b"], rate=0.5, seed=3), ("tiny_lms",)),
+    "watermark_stealing": Entry(lambda get: attacks.get(
+        "watermark_stealing", watermarked=["The committee met to talk about the budget and the plan."] * 3,
+        base=["The cat sat on the mat."] * 3, tokenizer=get("tiny_lms")["a"], min_count=1, seed=3), ("tiny_lms",)),
     "stealthrl": Entry(lambda get: attacks.get("stealthrl", seed=3), checks=ATTACK_STATIC_CHECKS),
 }
 
@@ -201,6 +210,11 @@ DETECTORS = {
     "function": Entry(lambda get: detectors.get("function", fn=mean_word_length)),
     "endpoint": Entry(lambda get: detectors.get("endpoint", url=get("scoring_server"), batch_size=2)),
     "tfidf_lr": Entry(lambda get: detectors.get("tfidf_lr")),
+    # the watermark detectors read a tokenizer only (the tiny Llamas' byte-level one)
+    "kgw": Entry(lambda get: detectors.get("kgw", tokenizer=get("tiny_lms")["a"], key="conformance key"), ("tiny_lms",)),
+    "unigram": Entry(lambda get: detectors.get("unigram", tokenizer=get("tiny_lms")["a"], key=12345), ("tiny_lms",)),
+    "synthid": Entry(lambda get: detectors.get("synthid", tokenizer=get("tiny_lms")["a"], key=7, depth=4),
+                     ("tiny_lms",)),
     "surface_probe": Entry(lambda get: detectors.get("surface_probe")),
 }
 

@@ -40,6 +40,11 @@ _REGISTRY: dict[str, "str | type[Attack]"] = {
     # Composites (humanize.attacks.composite): attacks in order, or one per sentence (TH-Bench App. H)
     "pipeline": "humanize.attacks.pipeline:Pipeline",
     "blend": "humanize.attacks.blend:Blend",
+    # Watermark scrubbing (issue #37, humanize.attacks.watermark)
+    "copy_paste": "humanize.attacks.watermark:CopyPasteDilution",  # Kirchenbauer et al. 2023b, §4.1
+    "emoji_attack": "humanize.attacks.watermark:EmojiAttack",  # Kirchenbauer et al. 2023, §7
+    "self_info_rewrite": "humanize.attacks.watermark:SelfInformationRewrite",  # SIRA, Cheng et al. 2025
+    "watermark_stealing": "humanize.attacks.watermark:WatermarkStealing",  # Jovanovic et al. 2024
     # Format counterfactuals (artifact-reliance paper, Section 5.1)
     "strip_format": "humanize.attacks.format:StripFormat",
     "impose_format": "humanize.attacks.format:ImposeFormat",

@@ -30,6 +30,10 @@ _REGISTRY: dict[str, "str | type[Detector]"] = {
     "lm_d": "humanize.detectors.lm_d:LMDetector",
     "tfidf_lr": "humanize.detectors.tfidf:TfidfLogReg",
     "surface_probe": "humanize.detectors.surface:SurfaceProbe",
+    # watermark detectors (humanize.watermarks): a scheme's statistic from the tokenizer and the key, no LM
+    "kgw": "humanize.detectors.watermark:KGWDetector",  # Kirchenbauer et al. 2023
+    "unigram": "humanize.detectors.watermark:UnigramDetector",  # Zhao et al. 2024
+    "synthid": "humanize.detectors.watermark:SynthIDDetector",  # Dathathri et al. 2024
     # detectors people already have: a Python function (by import path, fn="pkg.mod:score") or an HTTP service
     "function": "humanize.detectors.function:FunctionDetector",
     "endpoint": "humanize.detectors.endpoint:EndpointDetector",

@@ -20,6 +20,7 @@ _REGISTRY: dict = {
     "endpoint": "humanize.generation.endpoint:EndpointChat",  # any OpenAI-compatible chat-completions server
     "dipper": "humanize.generation.dipper:Dipper",            # Krishna et al. 2023, the T5-XXL paraphraser
     "preset": "humanize.generation.presets:PresetChat",       # a released rewriter (AuthorMist, StealthRL)
+    "watermarked": "humanize.generation.watermarked:WatermarkedChat",  # a local LM with a watermark (issue #37)
 }
 _registry = Registry("generator back end", Generator, _REGISTRY)
 available = _registry.available

@@ -22,6 +22,7 @@ from .loading import (
     load_sentence_encoder,
     load_seq2seq,
     load_sequence_classifier,
+    load_tokenizer,
     remove_load_listener,
     resolve_device,
     resolve_dtype,
@@ -34,7 +35,7 @@ from .wordnet import load_wordnet
 
 __all__ = [
     "ModelUnavailable", "model_identity", "LoadedModel", "load_causal_lm", "load_masked_lm", "load_seq2seq",
-    "load_sequence_classifier", "load_sentence_encoder", "load_word_vectors", "load_wordnet",
+    "load_sequence_classifier", "load_sentence_encoder", "load_tokenizer", "load_word_vectors", "load_wordnet",
     "DEFAULT_CAUSAL_LM", "DEFAULT_CHAT_LM", "DEFAULT_RANKING_LM", "DEFAULT_SENTENCE_ENCODER", "PACKAGED", "token_logprobs",
     "sequence_logprobs",
     "WordVectors", "cache_dir", "clear_loaded", "loaded_models", "add_load_listener",

@@ -404,6 +404,27 @@ def _load_transformers(kind: str, name, device, dtype, trust_remote_code: bool, 
     return _load(name, kind, extra, device, build, dtype=dtype)
 
 
+def load_tokenizer(name: str = DEFAULT_CAUSAL_LM, *, trust_remote_code: bool = False) -> LoadedModel:
+    """A model's tokenizer alone (``model`` is None): what an LM-free scorer such as a watermark detector
+    needs. The same routes as the models (packaged alias, directory, hub id), loaded once per process."""
+    import transformers
+
+    name = _check_name(name)
+    alias = get_alias(name)
+
+    def build(path: str, source: str):
+        def with_options(hub: dict):
+            tokenizer = transformers.AutoTokenizer.from_pretrained(path, trust_remote_code=bool(trust_remote_code),
+                                                                   **hub)
+            if source == "packaged" and alias is not None and alias.no_bos:
+                tokenizer.bos_token = None  # as load_causal_lm does
+            return None, tokenizer
+
+        return _hub_build(path, with_options) if source == "hub" else with_options({})
+
+    return _load(name, "tokenizer", (bool(trust_remote_code),), "cpu", build)
+
+
 def load_causal_lm(name: str = DEFAULT_CAUSAL_LM, *, device=None, dtype=None, trust_remote_code: bool = False,
                    **kwargs) -> LoadedModel:
     """A causal LM (``AutoModelForCausalLM``) and its tokenizer, in eval mode."""

@@ -20,6 +20,7 @@ from .mgt_academic import load_mgt_academic
 from .mgtbench import load_mgtbench
 from .raid import download_raid, load_raid
 from .schema import COLUMNS, RAID_COLUMNS, validate_rows
+from .watermark import demo_prompts, watermark_rows
 
 from humanize._registry import Registry
 from humanize.exceptions import DatasetUnavailable
@@ -99,6 +100,8 @@ def _not_rows(name, rows):
 
 __all__ = [
     "COLUMNS",
+    "demo_prompts",
+    "watermark_rows",
     "DEFAULT_DATASET",
     "DatasetUnavailable",
     "RAID_COLUMNS",
