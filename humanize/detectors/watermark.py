@@ -26,8 +26,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from humanize._validation import Interval, Options, check_texts
-from humanize.models.loading import MODEL
+from humanize._validation import MODEL, Interval, Options, check_texts
 from humanize.watermarks.base import KEY, z_score
 
 from .base import Detector

@@ -22,7 +22,8 @@ from humanize._validation import Constraint, Interval
 from humanize.exceptions import UserError
 
 from .base import Generation, Request, check_requests, effective_temperature
-from .local import LocalChat, _Decoder, _sample
+from .decoding import Decoder, sample_token
+from .local import LocalChat
 
 __all__ = ["WatermarkedChat", "watermarked_generator"]
 
@@ -91,7 +92,7 @@ class WatermarkedChat(LocalChat):
                         "embedded; use LocalChat for generate_guided")
 
 
-class _WatermarkDecoder(_Decoder):
+class _WatermarkDecoder(Decoder):
     """LocalChat's decoding loop with the scheme applied to each live row's scores before the pick."""
 
     def __init__(self, lm, stop, temperature: float, top_p: float, processor, min_new_tokens: int = 0):
@@ -120,7 +121,7 @@ class _WatermarkDecoder(_Decoder):
             if gens is None:
                 picks.append(int(scores.argmax()))
             else:
-                picks.append(_sample(scores, 1.0, self.top_p, gens[k]))
+                picks.append(sample_token(scores, 1.0, self.top_p, gens[k]))
         return picks
 
 

@@ -13,8 +13,7 @@ import math
 from numbers import Integral
 
 from humanize._params import ParamsMixin
-from humanize._validation import Interval
-from humanize.models.loading import NONBLANK_STR
+from humanize._validation import NONBLANK_STR, Interval
 
 __all__ = ["Watermark", "KEY", "key_int", "z_score"]
 

@@ -34,7 +34,7 @@ def test_synthid_tournament_raises_the_mean_g_value_of_the_tokens_it_samples():
     """On a flat distribution the tournament's winners have g = 1 at most layers (Dathathri et al. 2024, Fig. 2)."""
     import torch
 
-    from humanize.generation.local import _sample
+    from humanize.generation.decoding import sample_token as _sample
 
     proc = SynthID(key="t", depth=10, top_k=50).logits_processor(300)
     gen, state, ids = torch.Generator().manual_seed(0), {"prompt_len": 0}, []
