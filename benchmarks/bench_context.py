@@ -2,7 +2,7 @@
 
 On the first ``--n`` demo machine texts of at least ``--words`` words (cut to that many), runs
 ``synonym`` and ``hmgc`` (surrogate ``tfidf_lr`` trained on the demo set) twice: *before* (the recipe of
-issue #19: ``senses=1, context_margin=None, keep_terms=False``) and *after* (today's defaults: candidates must fit
+issue #19: ``context_margin=None, keep_terms=False``) and *after* (today's defaults: candidates must fit
 their sentence under Gemma-3-270M and words inside terms are kept). For each it prints
 
 - swaps per document; WordNet-valid share; share failing the context meter (SmolLM2-135M, the
@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _demo_texts import demo_machine_texts  # noqa: E402
 
 LABELS = Path(__file__).parents[1] / "tests" / "quality" / "data" / "context_swaps.json"
-BEFORE = {"senses": 1, "context_margin": None, "keep_terms": False}
+BEFORE = {"context_margin": None, "keep_terms": False}
 
 
 def human_texts(n: int, words: int) -> list[str]:

@@ -84,7 +84,7 @@ class HMGC(EnginePreset):
       window when ``pos``; no stop words; in context (issue #33, as :class:`~.presets.Synonym`'s:
       ``context_margin`` under ``lm``, ``keep_terms``, ``terms``). HMGC's looser recipe:
       ``candidates=["wordnet_all_senses", "vector_neighbours"], allowed_swaps=None, min_similarity=0.75,
-      context_margin=None, keep_terms=False``; issue #19's: ``senses=1, context_margin=None, keep_terms=False``.
+      context_margin=None, keep_terms=False``.
     - ``max_share`` (0.4) of the words may change; each changed sentence keeps a
       MiniLM cosine >= ``min_similarity`` (0.85 here; HMGC: 0.75 with USE over a 50-word
       window) with the original, and an entailment >= ``min_entailment`` when set; the search
@@ -108,9 +108,8 @@ class HMGC(EnginePreset):
     name = "hmgc"
     # 3: threshold "auto" (a zero-shot surrogate's is calibrated; was 0.5 for every surrogate), and the
     # engine works long documents one window of sentences at a time
-    # 5: candidates from every sense, the context check picking the sense (issue #33, as Synonym's)
     # 4: candidates must fit their sentence and words inside terms are kept (issue #33, as Synonym's)
-    version = "5"
+    version = "4"
     _model_params = ("lm", "mlm", "nli_model")
     _parameter_constraints = {
         **SYNONYM_CONSTRAINTS,
@@ -127,7 +126,7 @@ class HMGC(EnginePreset):
                  importance: str = "auto", mlm: Any = None, lm: Any = DEFAULT_RANKING_LM,
                  vectors: Any = "glove-6b-50d", neighbours: int = 10, min_cosine: Any = 0.5, pos: bool = True,
                  top_k: int = 50, min_mlm_prob: float = 0.0005, max_queries: Any = None, device: Any = None,
-                 candidates: Any = None, senses: Any = None, allowed_swaps: Any = DEFAULT_ALLOWED_SWAPS,
+                 candidates: Any = None, senses: Any = 1, allowed_swaps: Any = DEFAULT_ALLOWED_SWAPS,
                  min_entailment: Any = None, nli_model: Any = None, context_margin: Any = CONTEXT_MARGIN,
                  keep_terms: bool = True, terms: Any = ()):
         self._init_params(locals())
