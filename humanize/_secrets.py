@@ -186,6 +186,11 @@ def scrub_secrets(text: str, *extra: "str | None") -> str:
         return text
     import re
 
-    # one pass, longest form first: a secret that contains another registered secret is hidden whole
-    pattern = re.compile("|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True)))
+    # one pass, longest form first: a secret that contains another registered secret is hidden whole; a secret
+    # of digits only (a watermark's numeric key) only where it stands as a number of its own, never inside a
+    # longer number or a hex run id
+    def form(f: str) -> str:
+        return rf"(?<![0-9A-Za-z]){re.escape(f)}(?![0-9A-Za-z])" if f.isdigit() else re.escape(f)
+
+    pattern = re.compile("|".join(form(f) for f in sorted(forms, key=len, reverse=True)))
     return pattern.sub("<hidden>", text)

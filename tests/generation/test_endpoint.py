@@ -402,3 +402,12 @@ def test_a_secret_that_contains_another_registered_secret_is_hidden_whole():
     register_secret(inner)
     register_secret(outer)
     assert scrub_secrets(f"a {outer!r} {json.dumps(outer)} {inner} b") == "a '<hidden>' \"<hidden>\" <hidden> b"
+
+
+def test_a_numeric_secret_is_hidden_as_a_number_never_inside_other_digits():
+    # a watermark's numeric key registered in this process must not eat the digits of a run id or a figure
+    from humanize._secrets import hide, scrub_secrets
+
+    hide(23456)
+    assert scrub_secrets("key 23456, run 0123456789abcdef, 123456 texts, z=23456.") == \
+        "key <hidden>, run 0123456789abcdef, 123456 texts, z=<hidden>."

@@ -32,14 +32,14 @@ def test_tricky_texts_give_exact_results(synonym):
     ({"candidates": ["glove"]}, ValueError, r"^Synonym: candidates must be one of 'wordnet_sense', .*, got \['glove'\]"),
     ({"allowed_swaps": ["synonym", "close"]}, ValueError,
      r"^SwapValidity: allowed must be a non-empty list of validity classes .*, got \('synonym', 'close'\)"),
-    ({"senses": 0}, ValueError, r"^Synonym: senses must be an int in \[1, inf\), got 0 \(int\)$"),
+    ({"senses": 0}, ValueError, r"^Synonym: senses must be an int in \[1, inf\) or None, got 0 \(int\)$"),
     ({"min_cosine": 2}, ValueError, r"^Synonym: min_cosine must be a number in \[-1, 1\], got 2 \(int\)$"),
     ({"pos": "yes"}, TypeError, r"^Synonym: pos must be a bool, got 'yes' \(str\)$"),
     ({"pos_window": -1}, ValueError, r"^Synonym: pos_window must be an int in \[0, inf\), got -1 \(int\)$"),
     ({"max_share": 1.5}, ValueError, r"^Synonym: max_share must be a number in \[0, 1\] or None, got 1.5 \(float\)$"),
     ({"min_similarity": "high"}, TypeError, r"^Synonym: min_similarity must be a number in \[-1, 1\] or None, got 'high'"),
-    ({"lm": 3}, TypeError, r"^Synonym: lm must be a model name or path, or a loaded model, got 3 \(int\)$"),
-    ({"mlm": 3}, TypeError, r"^Synonym: mlm must be a model name or path, or a loaded model or None, got 3 \(int\)$"),
+    ({"lm": 3}, TypeError, r"^Synonym: lm must be a model name or path \(not blank\), or a loaded model, got 3 \(int\)$"),
+    ({"mlm": 3}, TypeError, r"^Synonym: mlm must be a model name or path \(not blank\), or a loaded model or None, got 3 \(int\)$"),
     ({"mlm": "bert-base-cased", "top_k": 0}, ValueError, r"^Synonym: top_k must be an int in \[1, inf\), got 0 \(int\)$"),
 ])
 def test_bad_synonym_parameters_are_named(kwargs, exc, match):
@@ -61,7 +61,7 @@ def test_bad_engine_parts_are_named():
         WordSubstitution(candidates=WordNetSynonyms(), search=TopScore)
     with pytest.raises(ValueError, match=r"^TopScore: tries must be an int in \[1, inf\), got 0 \(int\)$"):
         TopScore(tries=0)
-    with pytest.raises(TypeError, match=r"^CausalLMScore: lm must be a model name or path, or a loaded model, got 0 \(int\)$"):
+    with pytest.raises(TypeError, match=r"^CausalLMScore: lm must be a model name or path \(not blank\), or a loaded model, got 0 \(int\)$"):
         CausalLMScore(lm=0)
     with pytest.raises(TypeError, match=r"^VectorNeighbours: vectors must be a str or an object with .vector\(\), got \[1, 2\]"):
         VectorNeighbours(vectors=[1, 2])
