@@ -28,6 +28,7 @@ import pytest
 from humanize.cli.main import main
 
 from ..score_server import ScoreServer
+from ..secret_scan import assert_no_secret_after_read_commands
 
 ROOT = Path(__import__("humanize").__file__).resolve().parent.parent
 RUN = ["run", "--attack", "upper_lower", "--detector", "surface_probe", "--n", "8", "--no-quality", "--quiet"]
@@ -223,19 +224,8 @@ def test_a_secret_in_the_query_or_the_body_is_in_no_file_a_run_writes(scorer, tm
     assert main(["run", "--config", str(config), "--quiet", "--no-quality"]) == 0
     seen = [(r["path"], r["body"].get("api_key")) for r in scorer.log]
     assert seen and all(SECRET_QUERY in p and k == SECRET_BODY for p, k in seen)  # sent as given
-    db = str(out / "r.sqlite")
-    assert main(["report", "--db", db, "--out", str(out / "report")]) == 0
-    assert main(["card", "--db", db, "--out", str(out / "cards"), "--documents"]) == 0
-    assert main(["export", "--db", db, "--out", str(out / "export"), "--format", "jsonl"]) == 0
-    assert main(["runs", "--db", db, "--json"]) == 0
-    printed = capsys.readouterr()
-    assert SECRET_QUERY not in printed.out + printed.err and SECRET_BODY not in printed.out + printed.err
-    files = [p for p in out.rglob("*") if p.is_file() and p != config]
-    assert any(p.suffix == ".sqlite" for p in files) and any(p.suffix == ".html" for p in files)
-    for path in files:
-        data = path.read_bytes()
-        for secret in (SECRET_QUERY, SECRET_BODY):
-            assert secret.encode() not in data, f"{secret} in {path}"
+    assert_no_secret_after_read_commands(main, str(out / "r.sqlite"), out, out, (SECRET_QUERY, SECRET_BODY), capsys,
+                                         skip=[config])
 
 
 # -- labels -----------------------------------------------------------------------------------------------

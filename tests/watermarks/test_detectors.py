@@ -10,6 +10,8 @@ from humanize.exceptions import InvalidParameterError
 from humanize.watermarks import KGW, SynthID, Unigram
 from humanize.watermarks.base import key_int
 
+from ..secret_scan import assert_no_secret_after_read_commands
+
 TEXTS = ["The cat sat on the mat and the dog ran in the park.", "the cat the cat the cat sat on the mat the cat",
          "", "   ", "Über café naïve — Привет мир 🎉🎉", "x" * 3000]
 
@@ -119,16 +121,8 @@ n = 8
 db = "{out / 'r.sqlite'}"
 ''', encoding="utf-8")
     assert main(["run", "--config", str(config), "--quiet", "--no-quality"]) == 0
-    db = str(out / "r.sqlite")
-    assert main(["report", "--db", db, "--out", str(out / "report")]) == 0
-    assert main(["card", "--db", db, "--out", str(out / "cards"), "--documents"]) == 0
-    assert main(["export", "--db", db, "--out", str(out / "export"), "--format", "jsonl"]) == 0
-    assert main(["runs", "--db", db, "--json"]) == 0
-    printed = capsys.readouterr()
-    files = [p for p in tmp_path.rglob("*") if p.is_file() and p != config]
-    assert any(p.suffix == ".sqlite" for p in files) and any(p.suffix == ".html" for p in files)
-    for blob in [printed.out.encode(), printed.err.encode()] + [p.read_bytes() for p in files]:
-        assert secret.encode() not in blob and str(number).encode() not in blob
+    assert_no_secret_after_read_commands(main, str(out / "r.sqlite"), out, tmp_path, (secret, str(number)), capsys,
+                                         skip=[config])
 
 
 @pytest.mark.parametrize("scheme,width", [("lefthash", 1), ("selfhash", 2)])
