@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from humanize._canonical import canonical_json
+from humanize._params import ComponentParam
 from humanize.exceptions import InvalidParameterError
 
 from .base import Attack
@@ -53,22 +53,15 @@ class CompositeAttack(Attack):
     """
 
     has_rate = False
+    _component_params = {"attacks": ComponentParam("attack", lambda self, item: build_member(item, type(self).__name__),
+                                                   many=True)}
     #: Prefix of the composite's output version, before its members' versions.
     _version_prefix: str = ""
 
     # -- members ----------------------------------------------------------------------
     def steps(self) -> list[Attack]:
         """The members as objects; a name or a table is built once (keyed by what it says)."""
-        built = self.__dict__.setdefault("_built", {})
-        out = []
-        for a in self.attacks:
-            if not isinstance(a, Attack):
-                key = canonical_json(a, f"{type(self).__name__}.attacks")
-                if key not in built:
-                    built[key] = build_member(a, type(self).__name__)
-                a = built[key]
-            out.append(a)
-        return out
+        return self.component("attacks")
 
     def named_attacks(self) -> list[tuple[str, Attack]]:
         """``(step name, attack)``: each attack's ``name``, numbered ``name-1``, ``name-2`` when repeated."""
@@ -150,10 +143,3 @@ class CompositeAttack(Attack):
             steps = list(self._valid_steps())
             raise ValueError(f"{type(self).__name__} has no parameter or step {name!r}; valid: "
                              f"{', '.join(self._param_tuple())}{', ' if steps else ''}{', '.join(steps)}")
-
-    def provenance(self) -> dict:
-        """As every attack's, with the members (names and tables included) as their own provenance:
-        ``"homoglyph"`` and ``Homoglyph()`` are one configuration."""
-        out = super().provenance()
-        out["params"]["attacks"] = [a.provenance() for a in self.steps()]
-        return out

@@ -68,6 +68,7 @@ from typing import Any
 
 import numpy as np
 
+from humanize._params import ComponentParam
 from humanize._validation import NONBLANK_STR, Interval, Options, SequenceOf
 from humanize.cost import report
 from humanize.generation.base import Generator
@@ -115,6 +116,15 @@ def shared_models(guide: Any, generator: Any) -> list[str]:
             for ident, k in _identities(det).items() if ident in mine]
 
 
+def chat_paraphraser(value: Any) -> Generator:
+    """AdversarialParaphrase's back end from its ``paraphraser`` value: a chat generator."""
+    gen = resolve_paraphraser("AdversarialParaphrase", value)
+    if gen.kind != "chat":
+        raise ValueError(f"AdversarialParaphrase: the paraphraser must be a chat generator, got the "
+                         f"{gen.kind} {type(gen).__name__} (DIPPER rewrites whole windows: use paraphrase)")
+    return gen
+
+
 class AdversarialParaphrase(QueriesDetector, RewriteAttack):
     """Paraphrase each document while a guide detector picks the most human-scored tokens or candidates.
 
@@ -148,6 +158,11 @@ class AdversarialParaphrase(QueriesDetector, RewriteAttack):
                         Options(str, {"qpa"}), None],
         "incremental": ["boolean"],
         "min_length_ratio": [Interval(Real, 0, 1, closed="both")],
+    }
+    _component_params = {
+        "paraphraser": ComponentParam("generator", lambda self, value: chat_paraphraser(value)),
+        "guide": ComponentParam("detector", train="train"),
+        "train": ComponentParam("training_set"),
     }
 
     def __init__(self, paraphraser: Any = DEFAULT_CHAT_LM, guide: Any = "fast_detectgpt", mode: str = "token",
@@ -189,22 +204,7 @@ class AdversarialParaphrase(QueriesDetector, RewriteAttack):
 
     def generator(self) -> Generator:
         """The paraphraser as a chat :class:`Generator` (resolved once per parameter value)."""
-        found = self.__dict__.get("_resolved")
-        if found is not None and found[0] is self.paraphraser:
-            return found[1]
-        gen = resolve_paraphraser("AdversarialParaphrase", self.paraphraser)
-        if gen.kind != "chat":
-            raise ValueError(f"AdversarialParaphrase: the paraphraser must be a chat generator, got the "
-                             f"{gen.kind} {type(gen).__name__} (DIPPER rewrites whole windows: use paraphrase)")
-        self.__dict__["_resolved"] = (self.paraphraser, gen)
-        return gen
-
-    def provenance(self) -> dict:
-        """As every attack's, with a paraphraser given by name replaced by its back end's (model identity)."""
-        out = super().provenance()
-        if not isinstance(self.paraphraser, Generator):
-            out["params"]["paraphraser"] = self.generator().provenance()
-        return out
+        return self.component("paraphraser")
 
     # -- scoring ----------------------------------------------------------------------
     def _scores(self, texts: list[str], nan: float = math.inf) -> list[float]:

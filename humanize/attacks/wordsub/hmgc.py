@@ -28,6 +28,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from humanize._params import ComponentParam
 from humanize._validation import Interval
 from humanize.models import DEFAULT_RANKING_LM
 
@@ -111,6 +112,10 @@ class HMGC(EnginePreset):
     # 4: candidates must fit their sentence and words inside terms are kept (issue #33, as Synonym's)
     version = "4"
     _model_params = ("lm", "mlm", "nli_model")
+    _component_params = {
+        "surrogate": ComponentParam("detector", train="train"),
+        "train": ComponentParam("training_set"),
+    }
     _parameter_constraints = {
         **SYNONYM_CONSTRAINTS,
         "threshold": [*THRESHOLD, Options(str, {"auto"})],  # stop when the surrogate's score is below it

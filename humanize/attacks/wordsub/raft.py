@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from numbers import Integral
 
+from humanize._params import ComponentParam
 from humanize._validation import Interval, Options
 from humanize.models import DEFAULT_CHAT_LM
 
@@ -92,6 +91,10 @@ class RAFT(EnginePreset):
     # 6: llm=None (the stand-in, every sense in context), offer="all", max_queries=100 (issue #39)
     version = "6"
     _model_params = ("llm", "proxy")
+    _component_params = {
+        "target": ComponentParam("detector", train="target_train"),
+        "target_train": ComponentParam("training_set"),
+    }
     _parameter_constraints = {
         "k": [Interval(Integral, 1, None)],  # replacements asked per word
         "pos": ["boolean"],
