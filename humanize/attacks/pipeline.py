@@ -76,6 +76,8 @@ class Pipeline(CompositeAttack):
     #: its default label in a run joins its members' (``homoglyph@0.5+whitespace``)
     _component_params = {"attacks": ComponentParam("attack", lambda self, item: build_member(item, "Pipeline"),
                                                    many=True, label=True)}
+    #: the old spelling of ``attacks`` in a config file: one clear line (humanize._registry)
+    _renamed_params = {"steps": "attacks"}
 
     _parameter_constraints = {
         "attacks": [SequenceOf(Attack, "str", dict, name="a list of Attack objects, names or tables")],

@@ -38,7 +38,7 @@ def test_both_composites_take_members_the_same_way(cls):
 def test_config_pipeline_table_builds_the_registered_component():
     from humanize.benchmarks.runner.attack_spec import attack_spec
 
-    spec = attack_spec({"name": "pipeline", "steps": ["homoglyph", {"name": "whitespace", "rate": 0.3}]})
+    spec = attack_spec({"name": "pipeline", "attacks": ["homoglyph", {"name": "whitespace", "rate": 0.3}]})
     pipe = spec.build(seed=4)
     assert type(pipe) is attacks.resolve("pipeline")
     assert [(a.name, a.seed) for a in pipe.attacks] == [("homoglyph", 4), ("whitespace", 4)]

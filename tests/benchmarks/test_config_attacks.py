@@ -31,7 +31,7 @@ em_dash_share = 0.5
 
 [[attacks]]
 name = "pipeline"
-steps = [{name = "homoglyph", rate = 0.5}, "whitespace"]
+attacks = [{name = "homoglyph", rate = 0.5}, "whitespace"]
 
 [[detectors]]
 name = "tfidf_lr"
@@ -45,7 +45,7 @@ attacks:
     profile: {line_length_values: [40, 60], line_length_counts: [3, 1], paragraph_break_rate: 0.5,
               double_space_rate: 0.25, curly_quote_rate: 1.0, dash_rate: 0.5, em_dash_share: 0.5}
   - name: pipeline
-    steps: [{name: homoglyph, rate: 0.5}, whitespace]
+    attacks: [{name: homoglyph, rate: 0.5}, whitespace]
 detectors: [tfidf_lr]
 """
 
@@ -78,7 +78,7 @@ def test_toml_and_yaml_give_the_same_impose_format_and_pipeline_attacks(tmp_path
 
 
 def test_a_pipeline_equals_its_steps_applied_in_order():
-    spec = AttackSpec("pipeline", {"steps": [{"name": "homoglyph", "rate": 0.5}, {"name": "upper_lower",
+    spec = AttackSpec("pipeline", {"attacks": [{"name": "homoglyph", "rate": 0.5}, {"name": "upper_lower",
                                                                                   "rate": 0.3}]})
     text = "Some text about the weather in Paris in early spring."
     step1 = attacks.get("homoglyph", rate=0.5, seed=3)(text)
@@ -90,13 +90,15 @@ def _cfg(attack):
 
 
 @pytest.mark.parametrize("attack, pattern", [
-    (AttackSpec("pipeline", {"steps": ["homoglyph"]}, [0.1, 0.2]), r"'pipeline' has no rate θ of its own"),
-    (AttackSpec("pipeline", {"steps": "homoglyph"}), r"steps must be a non-empty list"),
-    (AttackSpec("pipeline", {"steps": []}), r"steps must be a non-empty list"),
-    (AttackSpec("pipeline", {"steps": ["homoglif"]}), r"unknown attack 'homoglif'"),
-    (AttackSpec("pipeline", {"steps": [{"name": "homoglyph", "rate": [0.1, 0.2]}]}), r"one rate per step"),
-    (AttackSpec("pipeline", {"steps": [{"name": "homoglyph", "rate": 2}]}), r"Homoglyph: rate must be a number in \[0, 1\], got 2 \(int\)"),
-    (AttackSpec("pipeline", {"steps": ["homoglyph"], "mode": 1}), r"takes only 'steps'"),
+    (AttackSpec("pipeline", {"attacks": ["homoglyph"]}, [0.1, 0.2]), r"'pipeline' has no rate θ of its own"),
+    (AttackSpec("blend", {"attacks": ["homoglyph"]}, [0.1, 0.2]), r"'blend' has no rate θ of its own"),
+    (AttackSpec("pipeline", {"attacks": "homoglyph"}), r"attacks must be a non-empty list"),
+    (AttackSpec("pipeline", {"attacks": []}), r"attacks must be a non-empty list"),
+    (AttackSpec("pipeline", {"attacks": ["homoglif"]}), r"unknown attack 'homoglif'"),
+    (AttackSpec("pipeline", {"attacks": [{"name": "homoglyph", "rate": [0.1, 0.2]}]}), r"one rate per member"),
+    (AttackSpec("pipeline", {"attacks": [{"name": "homoglyph", "rate": 2}]}), r"Homoglyph: rate must be a number in \[0, 1\], got 2 \(int\)"),
+    (AttackSpec("pipeline", {"attacks": ["homoglyph"], "mode": 1}), r"'pipeline' has no parameter\(s\) mode"),
+    (AttackSpec("pipeline", {"steps": ["homoglyph"]}), r"^attack 'pipeline': 'steps' is now 'attacks'$"),
     (AttackSpec("impose_format", {"profile": "human"}), r"profile must be a table of FormatProfile fields"),
     (AttackSpec("impose_format", {"profile": {**PROFILE, "dash_rate": 2}}), r"dash_rate must be a number in"),
     (AttackSpec("impose_format", {"profile": {"fit": "demo"}}), r"profile label must be 'human' or 'machine'"),

@@ -44,6 +44,7 @@ from ._doc import Doc
 from .rankers import WordRanker
 from numbers import Integral, Real
 
+from humanize._params import ComponentParam
 from humanize._validation import Interval, Options
 
 from .targets import THRESHOLD, QueriesDetector
@@ -114,6 +115,7 @@ class SurrogateImportance(QueriesDetector, WordRanker):
                  skip_below: Any = None):
         self._init_params(locals())
 
+    _component_params = {"surrogate": ComponentParam("detector", train="train"), "train": ComponentParam("training_set")}
     _parameter_constraints = {
         "weight": [Interval(Real, 0, 1)],
         "method": [Options(str, _METHODS)],

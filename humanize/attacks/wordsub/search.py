@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from humanize._params import ParamsMixin
+from humanize._params import ComponentParam, ParamsMixin
 
 from .._casing import match_case
 from ._doc import Candidate, Doc
@@ -148,6 +148,7 @@ class DetectorGreedy(QueriesDetector, Search):
                  max_queries: Any = None, batch: bool = True, seed: int = 0):
         self._init_params(locals())
 
+    _component_params = {"detector": ComponentParam("detector", train="train"), "train": ComponentParam("training_set")}
     _parameter_constraints = {
         "stop_below": THRESHOLD,
         "max_queries": [Interval(Integral, 1, None), None],

@@ -187,11 +187,12 @@ class RunConfig:
             assign_detector_labels(self.detectors)
 
     def to_dict(self) -> dict:
-        detectors, self.detectors = self.detectors, []
+        attacks, detectors, self.attacks, self.detectors = self.attacks, self.detectors, [], []
         try:
             d = asdict(self)
         finally:
-            self.detectors = detectors
+            self.attacks, self.detectors = attacks, detectors
+        d["attacks"] = [s.to_dict() if isinstance(s, AttackSpec) else s for s in attacks]
         d["detectors"] = [s.to_dict() if isinstance(s, DetectorSpec) else s for s in detectors]
         d["fprs"] = list(self.fprs) if isinstance(self.fprs, (list, tuple)) else self.fprs
         return d
@@ -219,11 +220,16 @@ class RunConfig:
     def validate(self) -> "RunConfig":
         """Check every field's type and range, and every name, before any work (:class:`ConfigError`).
         The plug-in files are loaded first, so their components' names resolve. A Detector object
-        among ``detectors`` becomes its :meth:`DetectorSpec.of`."""
+        among ``detectors`` becomes its :meth:`DetectorSpec.of`, an Attack object among ``attacks`` its
+        :meth:`AttackSpec.of` (a name or a table its :func:`.attack_spec.attack_spec`)."""
+        from humanize.attacks import Attack
         from humanize.detectors.base import Detector
 
         if isinstance(self.detectors, (list, tuple)):
             self.detectors = [DetectorSpec.of(d) if isinstance(d, Detector) else d for d in self.detectors]
+        if isinstance(self.attacks, (list, tuple)):  # one grammar: objects, names and tables, as in a config file
+            self.attacks = [AttackSpec.of(a) if isinstance(a, Attack) else attack_spec(a) if isinstance(a, (str, dict))
+                            else a for a in self.attacks]
         self._check_fields()
         self.load_plugins()  # an import-path detector's own name is its plain label
         assign_detector_labels(self.detectors)
@@ -240,8 +246,8 @@ class RunConfig:
             return  # _check_fields names the problem
         specs = [d for d in self.detectors if isinstance(d, DetectorSpec)]
         for spec in self.attacks:
-            if isinstance(spec, AttackSpec) and isinstance(spec.params, dict):
-                spec.params = share_run_guides(spec.params, specs)
+            if isinstance(spec, AttackSpec) and isinstance(spec.params, dict) and spec.obj is None:
+                spec.params = share_run_guides(spec.name, spec.params, specs)
 
     def load_plugins(self) -> list:
         """Import the configured plug-in files (once per process)."""
@@ -383,7 +389,8 @@ class RunConfig:
                 raise ConfigError(f"each attack must be an AttackSpec, got {show(spec)}")
             spec.check()
             try:
-                attacks.resolve(spec.name)
+                if spec.obj is None:  # an object given in Python is its own class
+                    attacks.resolve(spec.name)
             except (TypeError, ValueError) as err:
                 raise ConfigError(str(err)) from None
             for label, params in spec.expand():
@@ -535,7 +542,9 @@ def config_from_stored(data: dict) -> RunConfig:
     # a stored configuration is data: the plug-in files it names are never loaded from it (issue #35);
     # the manifest keeps their records, against which files given with --plugin are checked
     values["plugins"] = []
-    values["attacks"] = [a if isinstance(a, AttackSpec) else AttackSpec(**a) for a in values.get("attacks", [])]
+    values["attacks"] = [a if isinstance(a, AttackSpec) else AttackSpec(**{k: v for k, v in a.items()
+                                                                          if k in ("name", "params", "rates", "label")})
+                         for a in values.get("attacks", [])]
     values["detectors"] = [d if isinstance(d, DetectorSpec) else DetectorSpec(**{k: v for k, v in d.items()
                                                                                 if k in ("name", "params", "label")})
                            for d in values.get("detectors", [])]
