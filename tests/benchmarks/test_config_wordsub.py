@@ -67,7 +67,7 @@ def test_align_train_split_leaves_the_default_fraction_and_explicit_ones_alone()
 
 def test_the_runner_and_the_training_sets_share_one_split_rule(tmp_path):
     """The runner's test documents are exactly those the shared rule leaves out of the train part."""
-    from humanize.attacks.wordsub.targets import training_set
+    from humanize.attacks.targets import training_set
     from humanize.benchmarks.runner import sample_rows
 
     (tmp_path / "c.toml").write_text(TOML)

@@ -47,7 +47,7 @@ from numbers import Integral, Real
 from humanize._params import ComponentParam
 from humanize._validation import Interval, Options
 
-from .targets import THRESHOLD, QueriesDetector
+from ..targets import THRESHOLD, QueriesDetector
 
 __all__ = ["SurrogateImportance", "delete_span", "min_max"]
 
@@ -130,7 +130,7 @@ class SurrogateImportance(QueriesDetector, WordRanker):
         self.__dict__.pop("_ready", None)
 
     def _check(self) -> None:
-        from .targets import check_detector_spec, check_train_spec
+        from ..targets import check_detector_spec, check_train_spec
 
         check_detector_spec("SurrogateImportance", "surrogate", self.surrogate)
         check_train_spec("SurrogateImportance", self.train)

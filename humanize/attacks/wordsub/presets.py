@@ -8,18 +8,18 @@ from numbers import Integral, Real
 from humanize._params import ComponentParam
 from humanize._validation import HasMethods, InstanceOf, Interval, Options, SequenceOf
 from humanize.exceptions import InvalidParameterError
-from humanize.models import DEFAULT_RANKING_LM
+from humanize.models import DEFAULT_CAUSAL_LM, DEFAULT_RANKING_LM, DEFAULT_SENTENCE_ENCODER
 
 from ..base import Attack
 from .candidates import MaskedLMFill, VectorNeighbours, WordNetSynonyms
-from .constraints import CandidateConstraint, MLMProbability, NotStopword, SamePOS, WordCosine
-from .context import CONTEXT_MARGIN
+from ..text_constraints import MaxWordsChanged, SentenceSimilarity, TextConstraint, sentence_constraints
+from .constraints import CandidateConstraint, MLMProbability, NotStopword, SamePOS, SwapValidity, WordCosine
+from .context import CONTEXT_MARGIN, ContextFit
 from .engine import EnginePreset, WordSubstitution
 from .scoring import CausalLMScore, MLMScore
 from .search import TopScore
-from .text_constraints import MaxWordsChanged, SentenceSimilarity, TextConstraint, qpa_constraints
 
-__all__ = ["Synonym", "QPA"]
+__all__ = ["Synonym", "QPA", "qpa_constraints"]
 
 
 #: Candidate sources a synonym-style preset can name in ``candidates`` (issue #19 §1)
@@ -146,7 +146,7 @@ def synonym_parts(preset: Any, cosine_optional: bool = False) -> tuple[list, lis
     from .context import ContextFit, KeepTerms
     from .constraints import SwapValidity
     from .senses import SenseSynonyms
-    from .text_constraints import SentenceEntailment
+    from ..text_constraints import SentenceEntailment
 
     p = preset
     sources = candidate_sources(p)
@@ -182,6 +182,28 @@ def synonym_parts(preset: Any, cosine_optional: bool = False) -> tuple[list, lis
     if p.min_entailment is not None:
         cons.append(SentenceEntailment(p.min_entailment, p.nli_model, device=p.device))
     return gens, cons, scorer
+
+
+def qpa_constraints(max_ppl_change: float = 0.05, max_flesch_change: float = 0.05, min_similarity: float = 0.95,
+                    lm: Any = DEFAULT_CAUSAL_LM, encoder: Any = DEFAULT_SENTENCE_ENCODER,
+                    allowed_swaps: Any = ("synonym", "morphological"), context_margin: Any = "default",
+                    context_lm: Any = DEFAULT_RANKING_LM) -> list:
+    """TH-Bench's QPA constraints (Appendix G), cheapest first, plus the validity class of each swap.
+
+    ``allowed_swaps`` (issue #19 §3): every swap QPA keeps must be a WordNet synonym or a
+    morphological variant of the word it replaces (:class:`~.constraints.SwapValidity`): no
+    antonym, sister term or unrelated word, whatever the wrapped attack proposed. ``None`` gives
+    TH-Bench's three constraints alone (:func:`humanize.attacks.text_constraints.sentence_constraints`).
+
+    ``context_margin`` (issue #33): every kept swap must also fit its sentence under ``context_lm``
+    (the word-level attacks' ranking model, not ``lm``, the perplexity meter's), within that many nats
+    (:class:`~.context.ContextFit`; ``"default"``: :data:`~.context.CONTEXT_MARGIN`; None: no check).
+    """
+    validity = [] if allowed_swaps is None else [SwapValidity(tuple(allowed_swaps))]
+    margin = CONTEXT_MARGIN if isinstance(context_margin, str) and context_margin == "default" else context_margin
+    if margin is not None:
+        validity.append(ContextFit(context_lm, margin))
+    return validity + sentence_constraints(max_ppl_change, max_flesch_change, min_similarity, lm, encoder)
 
 
 def qpa_inner(attack: Any, seed: Any) -> Attack:

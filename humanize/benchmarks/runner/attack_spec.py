@@ -5,7 +5,7 @@ object given in Python (:meth:`AttackSpec.of`). The runner knows no attack by na
 attack follows from the parameters its class declares as components
 (:class:`humanize._params.ComponentParam`, ``_component_params``), by their kind:
 
-- ``attack`` (``many``: a list of them, e.g. a pipeline's or a blend's ``attacks``): each member is a spec
+- ``attack`` (``many``: a list of them, a composite's ``attacks``): each member is a spec
   of its own (a name, a table, a spec or an object), built with the run's seed; a member given as one table
   (QPA's ``attack``) gets the run's values below and is built by its owner;
 - ``detector``: ``{run_detector = "label"}``, or a guide that is exactly one of the run's detectors, is the
@@ -14,8 +14,8 @@ attack follows from the parameters its class declares as components
 - ``format_profile``: a table of the profile's fields or ``{fit = "demo", label = "human"}``, fitted on that
   dataset's clean texts of that label (:func:`resolve_profile`).
 
-A class whose member list is declared with ``label=True`` (the pipeline) is labelled by its members'
-labels joined with ``+`` (``homoglyph@0.5+whitespace``). A class without a rate θ takes no rate sweep.
+A class whose member list is declared with ``label=True`` (a sequence of attacks) is labelled by its
+members' labels joined with ``+`` (``a@0.5+b``). A class without a rate θ takes no rate sweep.
 """
 
 from __future__ import annotations
@@ -74,8 +74,8 @@ class AttackSpec:
     """An attack in a configuration: a registry name, its parameters, optional θ values and a label.
 
     ``rates``: None for the attack's default θ, one value, or several (a sweep: one attack per
-    θ, labelled ``label@θ``). ``label`` names it in reports (default: the name; a pipeline's
-    default is its members' labels joined by ``+``, e.g. ``homoglyph@0.5+whitespace``).
+    θ, labelled ``label@θ``). ``label`` names it in reports (default: the name; a sequence's
+    default is its members' labels joined by ``+``, e.g. ``a@0.5+b``).
     """
 
     name: str
@@ -106,7 +106,7 @@ class AttackSpec:
             return component_label(self.name, attacks)
 
     def step_label(self) -> str:
-        """The label inside a pipeline's label: the name, with its θ when one is set."""
+        """The label inside a sequence's label: the name, with its θ when one is set."""
         rate = self.rates[0] if self.rates else self.params.get("rate")
         return self.label or (f"{self.base_label()}@{rate:g}" if is_number(rate) else self.base_label())
 

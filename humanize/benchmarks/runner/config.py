@@ -5,7 +5,7 @@ make a sweep), the detectors, the quality meters, the sample size, the seed and
 the device. :meth:`RunConfig.validate` checks every field's type and range (strictly:
 a bool is not an int, a str is not a number) and every name, before any work, with a
 :class:`ConfigError` naming the field, the value and what is allowed. Attacks that need
-more than a registry name (``impose_format``'s profile, ``pipeline``) are described in
+more than a registry name (members, guides, training sets, profiles) are described in
 :mod:`.attack_spec`.
 """
 
@@ -604,19 +604,23 @@ def load_config(path: str | Path) -> RunConfig:
 DEMO_DETECTORS = ["log_likelihood", "log_rank", "entropy", "gltr", "lrr", "fast_detectgpt", "tfidf_lr",
                   "surface_probe"]
 
-#: The demo's model-based attacks, each on a small budget so that the demo stays within 6 minutes on 2 CPU
-#: cores (``benchmarks/bench_runner.py`` measures it): a word-level one (RAID's synonym swap of about 10% of the
+#: The demo's model-based attacks (``humanize/data/demo/model_attacks.json``: data, so that the runner names no
+#: attack), each on a small budget so that the demo stays within 6 minutes on 2 CPU cores
+#: (``benchmarks/bench_runner.py`` measures it): a word-level one (RAID's synonym swap of about 10% of the
 #: content words, ranked by Gemma 3 270M) and a rewriting one (the first sentence of each document paraphrased by
-#: Qwen2.5-Coder-0.5B-Instruct). Neither model is one the detectors or the perplexity meter score with
+#: Qwen2.5-Coder-0.5B-Instruct, at most 80 new tokens: a demo sentence is under 60; a rambling answer is cut,
+#: counted in truncated_chunks). Neither model is one the detectors or the perplexity meter score with
 #: (SmolLM2-135M), so no detector sees an attack's own model (issue #19 §4).
-DEMO_REWRITER = "qwen2.5-coder-0.5b-instruct"  # humanize.models.DEFAULT_CHAT_LM, named here for the config key
-DEMO_MODEL_ATTACKS = (
-    ("synonym", {"rate": 0.1}, "synonym@0.1"),
-    # at most 80 new tokens: a demo sentence is under 60; a rambling answer is cut (counted in truncated_chunks)
-    ("paraphrase", {"chunk_sentences": 1, "max_chunks": 1,
-                    "paraphraser": {"backend": "local", "model": DEMO_REWRITER, "max_new_tokens": 80}},
-     "paraphrase_1st_sentence"),
-)
+DEMO_MODEL_ATTACKS = "demo/model_attacks.json"
+DEMO_REWRITER = "qwen2.5-coder-0.5b-instruct"  # humanize.models.DEFAULT_CHAT_LM, named in that file for the config key
+
+
+def demo_model_attacks() -> list[AttackSpec]:
+    """The specs of :data:`DEMO_MODEL_ATTACKS` (name, parameters, label), read afresh."""
+    from humanize._data import DATA_DIR
+
+    entries = json.loads((DATA_DIR / DEMO_MODEL_ATTACKS).read_text(encoding="utf-8"))
+    return [AttackSpec(e["name"], dict(e["params"]), label=e["label"]) for e in entries]
 
 
 def demo_config(n: int = 40, seed: int = 0, db: str = "humanize-bench-out/demo.sqlite", *,
@@ -632,7 +636,7 @@ def demo_config(n: int = 40, seed: int = 0, db: str = "humanize-bench-out/demo.s
 
     attacks = [AttackSpec(a) for a in RULE_BASED]
     if model_attacks:
-        attacks += [AttackSpec(name, dict(params), label=label) for name, params, label in DEMO_MODEL_ATTACKS]
+        attacks += demo_model_attacks()
     return RunConfig(
         dataset="demo", n=n, seed=seed, attacks=attacks, per_domain=per_domain,
         detectors=[DetectorSpec(d) for d in DEMO_DETECTORS], db=db,

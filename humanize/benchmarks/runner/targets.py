@@ -31,7 +31,7 @@ __all__ = ["build_target", "dataset_training_set"]
 
 def dataset_training_set(train: Any, seed: int, owner: str = "attack") -> tuple[list[str], list[str]]:
     """``(texts, labels)`` of a dataset-named training set (a name or a table, see the module docstring)."""
-    from humanize.attacks.wordsub.targets import check_train_spec
+    from humanize.attacks.targets import check_train_spec
 
     from ..data import available_datasets, load_dataset
 
@@ -58,7 +58,7 @@ def build_target(detector: Any, train: Any = None, *, seed: int = 0) -> Target:
     ``(texts, labels)``. A zero-shot detector ignores ``train``. The same Target handed to
     an attack (``RAFT(target=t)``, ``HMGC(surrogate=t)``) and to scoring queries one fit.
     """
-    from humanize.attacks.wordsub.targets import build_detector, check_train_spec
+    from humanize.attacks.targets import build_detector, check_train_spec
 
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise TypeError(f"build_target: seed must be an int, got {type(seed).__name__}")
