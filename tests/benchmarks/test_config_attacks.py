@@ -120,3 +120,25 @@ def test_a_profile_fitted_on_n_texts_is_seeded_and_shared_across_a_sweep():
     assert a.profile is b.profile and a.profile.n_documents_ == 30
     assert spec.build(1, p1).profile == spec.build(1, p1).profile
     assert spec.build(2, p1).profile != a.profile  # another seed samples other texts
+
+
+def test_run_config_takes_attack_objects_names_and_tables_as_it_takes_detector_objects():
+    from humanize.attacks import Homoglyph
+
+    obj = Homoglyph(rate=0.3, seed=5)
+    cfg = RunConfig(attacks=[obj, "whitespace", {"name": "pipeline", "attacks": [Homoglyph(rate=0.2), "upper_lower"]}],
+                    detectors=[DetectorSpec("tfidf_lr")], quality=False).validate()
+    spec = cfg.attacks[0]
+    assert spec.obj is obj and spec.expand() == [("homoglyph", {})]
+    built = spec.build(seed=99)  # a clone of the object, with its own seed (not the run's)
+    assert built is not obj and built.get_params() == obj.get_params() and built.seed == 5
+    assert cfg.attacks[1].build(seed=7).seed == 7  # a name: the run's seed
+    assert cfg.attacks[2].base_label() == "homoglyph+upper_lower"
+    pipe = cfg.attacks[2].build(seed=7)
+    assert [a.seed for a in pipe.attacks] == [0, 7]  # the object keeps its seed, the name gets the run's
+    stored = cfg.to_dict()["attacks"]
+    assert stored[0]["fingerprint"] == obj.fingerprint() and "obj" not in stored[0]
+    assert stored[1] == {"name": "whitespace", "params": {}, "rates": None, "label": None}
+    other = RunConfig(attacks=[Homoglyph(rate=0.4, seed=5)], detectors=[DetectorSpec("tfidf_lr")], quality=False)
+    assert other.validate().key() != RunConfig(attacks=[obj], detectors=[DetectorSpec("tfidf_lr")],
+                                               quality=False).validate().key()
