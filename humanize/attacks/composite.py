@@ -2,7 +2,8 @@
 
 A composite holds its members in its ``attacks`` parameter, each an :class:`Attack` object, a
 registered name (``"homoglyph"``: built with its defaults) or a spec table (``{"name": "homoglyph",
-"rate": 0.3}``: built with those parameters). Names and tables are built once, on first use
+"rate": 0.3}`` or, as a config file writes it, ``{"name": "homoglyph", "params": {"rate": 0.3}}``: built with
+those parameters). Names and tables are built once, on first use
 (:meth:`CompositeAttack.steps`), and are keyed by what they say, so a member changed through
 :meth:`set_params` is never a stale build.
 
@@ -34,13 +35,16 @@ def build_member(item: Any, owner: str) -> Attack:
 
     if isinstance(item, str):
         return get(item)
-    if isinstance(item, dict):
+    if isinstance(item, dict):  # the grammar of a config file's attack tables: {name, params = {...}, **params}
         params = dict(item)
         name = params.pop("name", None)
         if not isinstance(name, str) or not name:
             raise InvalidParameterError(f"{owner}: an attack given as a table needs a 'name' (a registered attack), "
                                         f"got {item!r}")
-        return get(name, **params)
+        sub = params.pop("params", {})
+        if not isinstance(sub, dict):
+            raise InvalidParameterError(f"{owner}: attack {name!r}: params must be a table, got {sub!r}")
+        return get(name, **{**sub, **params})
     raise InvalidParameterError(f"{owner}: each attack is an Attack object, a registered name or a table with "
                                 f"'name', got {item!r} ({type(item).__name__})")
 

@@ -133,7 +133,7 @@ def test_run_config_takes_attack_objects_names_and_tables_as_it_takes_detector_o
     built = spec.build(seed=99)  # a clone of the object, with its own seed (not the run's)
     assert built is not obj and built.get_params() == obj.get_params() and built.seed == 5
     assert cfg.attacks[1].build(seed=7).seed == 7  # a name: the run's seed
-    assert cfg.attacks[2].base_label() == "homoglyph+upper_lower"
+    assert cfg.attacks[2].base_label() == "homoglyph@0.2+upper_lower"  # an object member shows its own θ
     pipe = cfg.attacks[2].build(seed=7)
     assert [a.seed for a in pipe.attacks] == [0, 7]  # the object keeps its seed, the name gets the run's
     stored = cfg.to_dict()["attacks"]

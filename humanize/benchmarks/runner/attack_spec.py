@@ -91,12 +91,14 @@ class AttackSpec:
         """The spec of an Attack object (its parameters, seed included, travel with the object)."""
         from humanize._registry import class_path
 
-        name = getattr(attack, "name", None)
-        return cls(class_path(attack), {}, None, name if isinstance(name, str) and name else None, obj=attack)
+        return cls(class_path(attack), {}, None, None, obj=attack)
 
     def base_label(self) -> str:
         if self.label:
             return self.label
+        own = getattr(self.obj, "name", None)
+        if isinstance(own, str) and own:  # an object given in Python: its class's name
+            return own
         with stored_names(self):
             joined = [k for k, d in _of_kind(declared(self.name), "attack", many=True) if d.label]
             if joined and self.obj is None:
@@ -108,6 +110,8 @@ class AttackSpec:
     def step_label(self) -> str:
         """The label inside a sequence's label: the name, with its θ when one is set."""
         rate = self.rates[0] if self.rates else self.params.get("rate")
+        if self.obj is not None and getattr(self.obj, "has_rate", False):
+            rate = getattr(self.obj, "rate", None)
         return self.label or (f"{self.base_label()}@{rate:g}" if is_number(rate) else self.base_label())
 
     def expand(self) -> list[tuple[str, dict]]:
