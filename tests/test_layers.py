@@ -6,6 +6,7 @@ attacks, guided ones included, with ``train=(texts, labels)``, and never loads a
 """
 import ast
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -152,3 +153,15 @@ def test_the_split_rules_moved_below_the_attacks_keep_their_names_and_values():
     assert [_split.in_train_split(f"doc-{i}", 7, 0.3) for i in range(12)] == [False] * 4 + [True] + [False] * 6 + [True]
     assert sum(_split.in_train_split(f"src{i}", 0, 0.5) for i in range(1000)) == 487
     assert [_split.sampling_seed(s) for s in (5, -1, 2**40)] == [5, 390797764, 1512341746]
+
+
+def test_the_runner_names_no_attack():
+    """What a run hands an attack follows from the component parameters its class declares (issue #36): no
+    registered attack's name is written as a string in the runner's code."""
+    from humanize.attacks.registry import _registry
+
+    quoted = [re.compile(rf"""["']{re.escape(n)}["']""") for n in _registry._builtin]
+    hits = [f"{f.relative_to(ROOT)}:{i}" for f in sorted((ROOT / "humanize/benchmarks/runner").rglob("*.py"))
+            for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1)
+            if any(p.search(line) for p in quoted)]
+    assert hits == []
