@@ -27,7 +27,43 @@ from typing import Any
 from ._canonical import canonical, digest
 from ._validation import validate_parameter_constraints
 
-__all__ = ["ParamsMixin", "class_source_digest"]
+__all__ = ["ComponentParam", "ParamsMixin", "class_source_digest"]
+
+#: The kinds of component a parameter may name (:class:`ComponentParam`).
+COMPONENT_KINDS = ("attack", "detector", "generator", "training_set", "format_profile")
+
+
+class ComponentParam:
+    """A parameter that names another component: declared in a class's ``_component_params``, next to its
+    ``_parameter_constraints`` (``{"paraphraser": ComponentParam("generator", resolve_paraphraser)}``).
+
+    - ``kind``: one of :data:`COMPONENT_KINDS` (what the runner hands it: the run's seed to an attack member,
+      the run's fitted detector to a detector guide, the run's train split to a training set);
+    - ``resolve``: ``resolve(owner, value) -> component`` turning a name, a table, an import path or an object
+      into the component (None: the value is used as given); :meth:`ParamsMixin.component` calls it lazily,
+      once per value, and the owner's fingerprint then holds the *resolved* component's provenance, so
+      ``"dipper"`` and ``Dipper()`` are one configuration;
+    - ``many``: the value is a list of such components (each resolved on its own, names and tables keyed
+      by what they say);
+    - ``depends``: other parameters the resolved component is built from (a wrapped attack built with the
+      owner's ``seed``): a change of one of them resolves it again;
+    - ``train``: for a detector, the parameter naming the training set it is fit on (a run hands its own
+      fitted detector only where that parameter is None);
+    - ``label``: the owner's default label in a run joins its members' labels with ``+`` (a pipeline).
+    """
+
+    __slots__ = ("kind", "resolve", "many", "depends", "train", "label")
+
+    def __init__(self, kind: str, resolve=None, *, many: bool = False, depends: tuple = (),
+                 train: str | None = None, label: bool = False):
+        if kind not in COMPONENT_KINDS:
+            raise ValueError(f"ComponentParam: kind must be one of {', '.join(COMPONENT_KINDS)}, got {kind!r}")
+        self.kind, self.resolve, self.many, self.depends = kind, resolve, many, tuple(depends)
+        self.train, self.label = train, label
+
+    def __repr__(self) -> str:
+        return f"ComponentParam({self.kind!r}{', many=True' if self.many else ''})"
+
 
 # Types that can never hold nested parameters: skipped without a getattr (get_params is on a hot path).
 _LEAF_TYPES = frozenset({int, float, str, bool, type(None), tuple, list, dict})
@@ -61,6 +97,9 @@ class ParamsMixin:
     #: constraints, one of which the value must satisfy. Merged along the MRO (a subclass's entry
     #: for a name replaces its base's) and applied to the parameters ``__init__`` takes.
     _parameter_constraints: dict = {}
+    #: The parameters that name another component (:class:`ComponentParam`), merged along the MRO like
+    #: the constraints: resolved by :meth:`component`, fingerprinted as what they resolve to.
+    _component_params: dict = {}
 
     # -- reading parameters ---------------------------------------------------------
     @classmethod
@@ -146,6 +185,7 @@ class ParamsMixin:
     def _drop_derived(self) -> None:
         """Forget what was built from the parameters (:attr:`_derived_state` and the parameter cache)."""
         self.__dict__.pop("_params_cache", None)
+        self.__dict__.pop("_components", None)
         for name in self._derived_state:
             self.__dict__.pop(name, None)
 
@@ -161,6 +201,51 @@ class ParamsMixin:
             merged = {k: v for k, v in merged.items() if k in names}
             cls._merged_constraints_cache = merged
         return merged
+
+    @classmethod
+    def component_params(cls) -> dict:
+        """``_component_params`` merged along the MRO, for the parameters ``__init__`` takes (cached per class)."""
+        merged = cls.__dict__.get("_merged_components_cache")
+        if merged is None:
+            merged = {}
+            for klass in reversed(cls.__mro__):
+                merged.update(klass.__dict__.get("_component_params", {}))
+            names = set(cls._param_tuple())
+            merged = cls._merged_components_cache = {k: v for k, v in merged.items() if k in names and v is not None}
+        return merged
+
+    def component(self, name: str):
+        """The component parameter ``name`` names, resolved lazily and once per value (a list for ``many``).
+
+        The one place a name, a table, an import path or an object becomes the component it names
+        (:class:`ComponentParam`); :meth:`set_params` forgets what was resolved.
+        """
+        decl = self.component_params()[name]
+        value = getattr(self, name)
+        if decl.resolve is None:
+            return value
+        cache = self.__dict__.setdefault("_components", {})
+        depends = tuple(getattr(self, d, None) for d in decl.depends)
+        found = cache.get(name)
+        if found is not None and found[0] is value and found[1] == depends and not decl.many:
+            return found[2]
+        if decl.many:  # a list may have changed in place: each member looked up again (names and tables kept)
+            from ._canonical import canonical_json
+
+            members = found[3] if found is not None and found[1] == depends else {}
+            out, keep = [], {}
+            for item in value:
+                if isinstance(item, (str, dict)):
+                    key = canonical_json(item, f"{type(self).__name__}.{name}")
+                    built = keep[key] = members[key] if key in members else decl.resolve(self, item)
+                    out.append(built)
+                else:
+                    out.append(decl.resolve(self, item))
+            cache[name] = (value, depends, out, keep)
+            return out
+        resolved = decl.resolve(self, value)
+        cache[name] = (value, depends, resolved, None)
+        return resolved
 
     def _validate(self) -> None:
         """Check the parameters against the declared constraints, then the cross-parameter rules (``_check``).
@@ -220,8 +305,9 @@ class ParamsMixin:
         runtime = self._fingerprint_runtime(models) if models else {}
         skip = set(self._runtime_params) if runtime else set()
         params = {}
+        components = {k for k, decl in self.component_params().items() if decl.resolve is not None}
         for k, v in self.get_params(deep=False).items():
-            if k in skip:
+            if k in skip or k in components:
                 continue
             if k in self._model_params and (k not in models or v is None):
                 params[k] = None  # no model, or one this configuration does not use
@@ -232,6 +318,8 @@ class ParamsMixin:
             else:
                 # a secret in a URL or a mapping is digested, never hashed (or shown) in clear: humanize._secrets
                 params[k] = redact(canonical(v, f"{where}.{k}"), k)
+        for k in components:  # the component it resolves to (``"dipper"`` and ``Dipper()`` are one configuration)
+            params[k] = canonical(self.component(k), f"{where}.{k}")
         out = {"class": f"{cls.__module__}.{cls.__qualname__}", "version": str(self.version), "params": params}
         source = class_source_digest(cls)
         if source is not None:

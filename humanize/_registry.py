@@ -254,6 +254,10 @@ class Registry:
         cls = self.resolve(name)
         valid = cls._param_names()
         unknown = sorted(set(params) - set(valid))
+        renamed = {k: v for k, v in getattr(cls, "_renamed_params", {}).items() if k in unknown}
+        if renamed:  # an old spelling: say what it is now
+            raise ValueError(f"{self.kind} {name!r}: " + "; ".join(f"{old!r} is now {new!r}" for old, new in
+                                                                   renamed.items()))
         if unknown:
             raise ValueError(f"{self.kind} {name!r} has no parameter(s) {', '.join(unknown)}; valid: {', '.join(valid)}")
         return cls(**params)

@@ -6,6 +6,7 @@ attacks, guided ones included, with ``train=(texts, labels)``, and never loads a
 """
 import ast
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -111,14 +112,18 @@ RUNTIME = textwrap.dedent("""
     out["hmgc"] = [r.n_edits, r.info["detector_queries"]]
     t = Target(TfidfLogReg(min_df=1), pair)
     RAFT(target=t, llm=None, proxy="smollm2-135m-instruct")._parts()
+    r = HMGC(train="demo", **cheap).apply(text)  # the packaged demo set: read below the attacks (issue #36)
+    out["hmgc_demo"] = [r.n_edits, r.info["detector_queries"]]
+    out["demo_before"] = _providers.training_set({"dataset": "demo", "n": 5, "domain": "xsum"}, 3)
     try:
-        HMGC(train="demo", **cheap).apply(text)
+        HMGC(train="raid", **cheap).apply(text)
     except ProviderMissing as err:
         out["error"] = str(err)
     out["loaded"] = sorted(m for m in sys.modules if m.startswith(("humanize.benchmarks", "humanize.cli")))
     import humanize.benchmarks  # installs the resolver of dataset names
     out["installed"] = _providers.training_sets_installed()
     out["demo"] = len(_providers.training_set({"dataset": "demo", "n": 5}, 0)[0])
+    out["demo_after"] = _providers.training_set({"dataset": "demo", "n": 5, "domain": "xsum"}, 3)
     print(json.dumps(out))
 """)
 
@@ -128,10 +133,14 @@ def test_attacks_and_detectors_run_without_the_benchmarks():
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["loaded"] == []  # not one module of the benchmarks (or the CLI) was imported
-    assert any(out[name] for name in out if name not in ("engine", "hmgc", "error", "loaded", "installed", "demo"))
+    from humanize.attacks import RULE_BASED
+
+    assert any(out[name] for name in RULE_BASED)
     assert out["engine"][0] >= 1 and out["engine"][1] > 1
     assert out["hmgc"][0] >= 1 and out["hmgc"][1] > 1
-    assert out["error"].startswith("SurrogateImportance: train='demo' names a dataset, loaded by humanize.benchmarks")
+    assert out["hmgc_demo"][1] > 1  # train="demo" works from `from humanize import attacks` alone
+    assert out["demo_before"] == out["demo_after"] and len(out["demo_before"][0]) == 10  # one rule, one set
+    assert out["error"].startswith("SurrogateImportance: train='raid' names a dataset, loaded by humanize.benchmarks")
     assert "`import humanize.benchmarks`" in out["error"] and "train=(texts, labels) or a fitted Target" in out["error"]
     assert "\n" not in out["error"]
     assert out["installed"] is True and out["demo"] == 10
@@ -144,3 +153,15 @@ def test_the_split_rules_moved_below_the_attacks_keep_their_names_and_values():
     assert [_split.in_train_split(f"doc-{i}", 7, 0.3) for i in range(12)] == [False] * 4 + [True] + [False] * 6 + [True]
     assert sum(_split.in_train_split(f"src{i}", 0, 0.5) for i in range(1000)) == 487
     assert [_split.sampling_seed(s) for s in (5, -1, 2**40)] == [5, 390797764, 1512341746]
+
+
+def test_the_runner_names_no_attack():
+    """What a run hands an attack follows from the component parameters its class declares (issue #36): no
+    registered attack's name is written as a string in the runner's code."""
+    from humanize.attacks.registry import _registry
+
+    quoted = [re.compile(rf"""["']{re.escape(n)}["']""") for n in _registry._builtin]
+    hits = [f"{f.relative_to(ROOT)}:{i}" for f in sorted((ROOT / "humanize/benchmarks/runner").rglob("*.py"))
+            for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1)
+            if any(p.search(line) for p in quoted)]
+    assert hits == []

@@ -151,3 +151,57 @@ def test_attack_get_params_stays_flat_for_plain_attacks():
     a = attacks.Whitespace(rate=0.25, seed=7)
     assert a.get_params() == a.get_params(deep=False) == {"rate": 0.25, "seed": 7}
     assert isinstance(a, Attack) and a._param_tuple() is type(a)._param_tuple()  # read once per class
+
+
+# -- component parameters (issue #36): declared once, resolved once, fingerprinted as what they resolve to --------
+class _Part(ParamsMixin):
+    def __init__(self, size: int = 1):
+        self._init_params(locals())
+
+
+_RESOLVED = []
+
+
+def _resolve_part(owner, value):
+    _RESOLVED.append(value)
+    return value if isinstance(value, _Part) else _Part(size={"small": 1, "big": 9}[value] + owner.offset)
+
+
+class _Owner(ParamsMixin):
+    from humanize._params import ComponentParam as _CP
+
+    _component_params = {"part": _CP("generator", _resolve_part, depends=("offset",)),
+                         "parts": _CP("attack", _resolve_part, many=True),
+                         "guide": _CP("detector", train="train")}
+
+    def __init__(self, part="small", parts=("small", "big"), guide="tfidf_lr", train=None, offset=0):
+        self._init_params(locals())
+
+
+def test_a_component_parameter_is_resolved_once_per_value_and_fingerprinted_as_what_it_resolves_to():
+    _RESOLVED.clear()
+    owner = _Owner()
+    assert owner.component("part") is owner.component("part") and _RESOLVED == ["small"]
+    assert owner.component("part").size == 1
+    # a name and the object it names are one configuration; the raw name is not what is hashed
+    assert owner.fingerprint() == _Owner(part=_Part(1)).fingerprint()
+    assert owner.provenance()["params"]["part"] == _Part(1).provenance()
+    assert [p.size for p in owner.component("parts")] == [1, 9]
+    # a declared detector without a resolver is fingerprinted as given (its name)
+    assert owner.provenance()["params"]["guide"] == "tfidf_lr"
+    # set_params, a direct assignment and a parameter the component depends on all resolve it again
+    owner.set_params(part="big")
+    assert owner.component("part").size == 9
+    owner.offset = 1
+    assert owner.component("part").size == 10
+    assert owner.fingerprint() != _Owner(part="big").fingerprint()
+    _RESOLVED.clear()
+    fresh = _Owner()
+    fresh.component("parts"), fresh.component("parts")  # members given by name are built once
+    assert _RESOLVED == ["small", "big"]
+    assert set(_Owner.component_params()) == {"part", "parts", "guide"}
+
+
+def test_the_resolvers_errors_are_the_components_own():
+    with pytest.raises(KeyError):
+        _Owner(part="medium").component("part")

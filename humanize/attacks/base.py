@@ -259,6 +259,7 @@ class Attack(EqualByParams, ParamsMixin):
         super().__setattr__(name, value)
         if name[:1] != "_":
             self.__dict__.pop("_params_cache", None)
+            self.__dict__.pop("_components", None)
 
     def propose(self, text: str, rng: np.random.Generator) -> list[Edit]:
         raise NotImplementedError(f"{type(self).__name__} must implement propose() or _run()")

@@ -2,7 +2,8 @@
 
 A composite holds its members in its ``attacks`` parameter, each an :class:`Attack` object, a
 registered name (``"homoglyph"``: built with its defaults) or a spec table (``{"name": "homoglyph",
-"rate": 0.3}``: built with those parameters). Names and tables are built once, on first use
+"rate": 0.3}`` or, as a config file writes it, ``{"name": "homoglyph", "params": {"rate": 0.3}}``: built with
+those parameters). Names and tables are built once, on first use
 (:meth:`CompositeAttack.steps`), and are keyed by what they say, so a member changed through
 :meth:`set_params` is never a stale build.
 
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from humanize._canonical import canonical_json
+from humanize._params import ComponentParam
 from humanize.exceptions import InvalidParameterError
 
 from .base import Attack
@@ -34,13 +35,16 @@ def build_member(item: Any, owner: str) -> Attack:
 
     if isinstance(item, str):
         return get(item)
-    if isinstance(item, dict):
+    if isinstance(item, dict):  # the grammar of a config file's attack tables: {name, params = {...}, **params}
         params = dict(item)
         name = params.pop("name", None)
         if not isinstance(name, str) or not name:
             raise InvalidParameterError(f"{owner}: an attack given as a table needs a 'name' (a registered attack), "
                                         f"got {item!r}")
-        return get(name, **params)
+        sub = params.pop("params", {})
+        if not isinstance(sub, dict):
+            raise InvalidParameterError(f"{owner}: attack {name!r}: params must be a table, got {sub!r}")
+        return get(name, **{**sub, **params})
     raise InvalidParameterError(f"{owner}: each attack is an Attack object, a registered name or a table with "
                                 f"'name', got {item!r} ({type(item).__name__})")
 
@@ -53,22 +57,15 @@ class CompositeAttack(Attack):
     """
 
     has_rate = False
+    _component_params = {"attacks": ComponentParam("attack", lambda self, item: build_member(item, type(self).__name__),
+                                                   many=True)}
     #: Prefix of the composite's output version, before its members' versions.
     _version_prefix: str = ""
 
     # -- members ----------------------------------------------------------------------
     def steps(self) -> list[Attack]:
         """The members as objects; a name or a table is built once (keyed by what it says)."""
-        built = self.__dict__.setdefault("_built", {})
-        out = []
-        for a in self.attacks:
-            if not isinstance(a, Attack):
-                key = canonical_json(a, f"{type(self).__name__}.attacks")
-                if key not in built:
-                    built[key] = build_member(a, type(self).__name__)
-                a = built[key]
-            out.append(a)
-        return out
+        return self.component("attacks")
 
     def named_attacks(self) -> list[tuple[str, Attack]]:
         """``(step name, attack)``: each attack's ``name``, numbered ``name-1``, ``name-2`` when repeated."""
@@ -150,10 +147,3 @@ class CompositeAttack(Attack):
             steps = list(self._valid_steps())
             raise ValueError(f"{type(self).__name__} has no parameter or step {name!r}; valid: "
                              f"{', '.join(self._param_tuple())}{', ' if steps else ''}{', '.join(steps)}")
-
-    def provenance(self) -> dict:
-        """As every attack's, with the members (names and tables included) as their own provenance:
-        ``"homoglyph"`` and ``Homoglyph()`` are one configuration."""
-        out = super().provenance()
-        out["params"]["attacks"] = [a.provenance() for a in self.steps()]
-        return out

@@ -40,6 +40,7 @@ from .format_profile import (
     sentence_gaps,
 )
 from .pipeline import compose_edits
+from humanize._params import ComponentParam
 from humanize._validation import InstanceOf
 from humanize.exceptions import InadmissibleTransform
 
@@ -252,6 +253,7 @@ class ImposeFormat(Attack):
     def __init__(self, profile: FormatProfile, rate: float = 1.0, seed: int = 0, normalize: bool = True):
         self._init_params(locals())
 
+    _component_params = {"profile": ComponentParam("format_profile")}
     _parameter_constraints = {
         "profile": [InstanceOf(FormatProfile, name="a fitted FormatProfile (FormatProfile.from_dict(d) builds one)")],
         "normalize": ["boolean"],

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Sequence, Union
 
+from humanize._params import ComponentParam
 from humanize._validation import SequenceOf, check_text, check_texts
 
 from .base import Attack, AttackResult, Edit, apply_edits
-from .composite import CompositeAttack
+from .composite import CompositeAttack, build_member
 
 
 def compose_edits(original: str, first: Sequence[Edit], second: Sequence[Edit]) -> list[Edit]:
@@ -72,6 +73,11 @@ class Pipeline(CompositeAttack):
 
     name = "pipeline"
     has_rate = False
+    #: its default label in a run joins its members' (``homoglyph@0.5+whitespace``)
+    _component_params = {"attacks": ComponentParam("attack", lambda self, item: build_member(item, "Pipeline"),
+                                                   many=True, label=True)}
+    #: the old spelling of ``attacks`` in a config file: one clear line (humanize._registry)
+    _renamed_params = {"steps": "attacks"}
 
     _parameter_constraints = {
         "attacks": [SequenceOf(Attack, "str", dict, name="a list of Attack objects, names or tables")],

@@ -26,7 +26,7 @@ from typing import Sequence
 
 import numpy as np
 
-from humanize._validation import NONBLANK_STR, Interval, check_texts
+from humanize._validation import MODEL, Interval, check_texts
 
 from .base import Detector
 
@@ -55,7 +55,7 @@ class HFClassifier(Detector):
     name = "hf_classifier"
     _model_params = ("model",)
     _parameter_constraints = {
-        "model": [NONBLANK_STR],  # hub id, alias or directory
+        "model": [MODEL],  # hub id, alias, directory or a loaded model
         "machine_label": ["nonempty str", Interval(Integral, 0, None)],  # a label name, or an output index
         "max_tokens": [Interval(Integral, 2, None), None],  # room for the special tokens
         "batch_size": [Interval(Integral, 1, None)],

@@ -30,7 +30,7 @@ from typing import Sequence
 
 import numpy as np
 
-from humanize._validation import NONBLANK_STR, Interval, check_texts
+from humanize._validation import MODEL, Interval, check_texts
 from humanize.exceptions import NotFittedError
 
 from .base import Detector, check_labels
@@ -82,7 +82,7 @@ class LMDetector(Detector):
     _model_params = ("model",)
     learnable = True
     _parameter_constraints = {
-        "model": [NONBLANK_STR],  # alias, hub id or directory
+        "model": [MODEL],  # alias, hub id, directory or a loaded model
         "epochs": [Interval(Integral, 1, None)],
         "lr": [Interval(Real, 0, None, closed="neither")],
         "batch_size": [Interval(Integral, 1, None)],

@@ -5,6 +5,7 @@ import pytest
 from humanize import attacks
 from humanize.attacks import Blend, Homoglyph, Pipeline, Whitespace
 from humanize.attacks.composite import CompositeAttack
+from humanize.exceptions import InvalidParameterError
 
 TEXT = "The quick brown fox jumps over the lazy dog. It was not amused at all. Then it left."
 
@@ -38,7 +39,7 @@ def test_both_composites_take_members_the_same_way(cls):
 def test_config_pipeline_table_builds_the_registered_component():
     from humanize.benchmarks.runner.attack_spec import attack_spec
 
-    spec = attack_spec({"name": "pipeline", "steps": ["homoglyph", {"name": "whitespace", "rate": 0.3}]})
+    spec = attack_spec({"name": "pipeline", "attacks": ["homoglyph", {"name": "whitespace", "rate": 0.3}]})
     pipe = spec.build(seed=4)
     assert type(pipe) is attacks.resolve("pipeline")
     assert [(a.name, a.seed) for a in pipe.attacks] == [("homoglyph", 4), ("whitespace", 4)]
@@ -51,3 +52,14 @@ def test_cli_list_shows_the_pipeline(capsys):
     assert main(["list", "attacks"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert any(line.split()[0] == "pipeline" and "Apply attacks in order" in line for line in lines)
+
+
+def test_a_member_table_reads_as_a_config_file_writes_it():
+    """One grammar: ``{name, params = {...}, **params}`` in a config file and among a composite's members."""
+    inline = attacks.get("pipeline", attacks=[{"name": "homoglyph", "rate": 0.3}, "whitespace"])
+    nested = attacks.get("pipeline", attacks=[{"name": "homoglyph", "params": {"rate": 0.3}}, "whitespace"])
+    assert nested.steps()[0].rate == 0.3 and nested.fingerprint() == inline.fingerprint()
+    with pytest.raises(InvalidParameterError, match=r"Pipeline: attack 'homoglyph': params must be a table"):
+        attacks.get("pipeline", attacks=[{"name": "homoglyph", "params": 0.3}])
+    with pytest.raises(ValueError, match=r"^attack 'pipeline': 'steps' is now 'attacks'$"):
+        attacks.get("pipeline", steps=["homoglyph"])

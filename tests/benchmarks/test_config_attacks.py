@@ -31,7 +31,7 @@ em_dash_share = 0.5
 
 [[attacks]]
 name = "pipeline"
-steps = [{name = "homoglyph", rate = 0.5}, "whitespace"]
+attacks = [{name = "homoglyph", rate = 0.5}, "whitespace"]
 
 [[detectors]]
 name = "tfidf_lr"
@@ -45,7 +45,7 @@ attacks:
     profile: {line_length_values: [40, 60], line_length_counts: [3, 1], paragraph_break_rate: 0.5,
               double_space_rate: 0.25, curly_quote_rate: 1.0, dash_rate: 0.5, em_dash_share: 0.5}
   - name: pipeline
-    steps: [{name: homoglyph, rate: 0.5}, whitespace]
+    attacks: [{name: homoglyph, rate: 0.5}, whitespace]
 detectors: [tfidf_lr]
 """
 
@@ -78,7 +78,7 @@ def test_toml_and_yaml_give_the_same_impose_format_and_pipeline_attacks(tmp_path
 
 
 def test_a_pipeline_equals_its_steps_applied_in_order():
-    spec = AttackSpec("pipeline", {"steps": [{"name": "homoglyph", "rate": 0.5}, {"name": "upper_lower",
+    spec = AttackSpec("pipeline", {"attacks": [{"name": "homoglyph", "rate": 0.5}, {"name": "upper_lower",
                                                                                   "rate": 0.3}]})
     text = "Some text about the weather in Paris in early spring."
     step1 = attacks.get("homoglyph", rate=0.5, seed=3)(text)
@@ -90,13 +90,15 @@ def _cfg(attack):
 
 
 @pytest.mark.parametrize("attack, pattern", [
-    (AttackSpec("pipeline", {"steps": ["homoglyph"]}, [0.1, 0.2]), r"'pipeline' has no rate θ of its own"),
-    (AttackSpec("pipeline", {"steps": "homoglyph"}), r"steps must be a non-empty list"),
-    (AttackSpec("pipeline", {"steps": []}), r"steps must be a non-empty list"),
-    (AttackSpec("pipeline", {"steps": ["homoglif"]}), r"unknown attack 'homoglif'"),
-    (AttackSpec("pipeline", {"steps": [{"name": "homoglyph", "rate": [0.1, 0.2]}]}), r"one rate per step"),
-    (AttackSpec("pipeline", {"steps": [{"name": "homoglyph", "rate": 2}]}), r"Homoglyph: rate must be a number in \[0, 1\], got 2 \(int\)"),
-    (AttackSpec("pipeline", {"steps": ["homoglyph"], "mode": 1}), r"takes only 'steps'"),
+    (AttackSpec("pipeline", {"attacks": ["homoglyph"]}, [0.1, 0.2]), r"'pipeline' has no rate θ of its own"),
+    (AttackSpec("blend", {"attacks": ["homoglyph"]}, [0.1, 0.2]), r"'blend' has no rate θ of its own"),
+    (AttackSpec("pipeline", {"attacks": "homoglyph"}), r"attacks must be a non-empty list"),
+    (AttackSpec("pipeline", {"attacks": []}), r"attacks must be a non-empty list"),
+    (AttackSpec("pipeline", {"attacks": ["homoglif"]}), r"unknown attack 'homoglif'"),
+    (AttackSpec("pipeline", {"attacks": [{"name": "homoglyph", "rate": [0.1, 0.2]}]}), r"one rate per member"),
+    (AttackSpec("pipeline", {"attacks": [{"name": "homoglyph", "rate": 2}]}), r"Homoglyph: rate must be a number in \[0, 1\], got 2 \(int\)"),
+    (AttackSpec("pipeline", {"attacks": ["homoglyph"], "mode": 1}), r"'pipeline' has no parameter\(s\) mode"),
+    (AttackSpec("pipeline", {"steps": ["homoglyph"]}), r"^attack 'pipeline': 'steps' is now 'attacks'$"),
     (AttackSpec("impose_format", {"profile": "human"}), r"profile must be a table of FormatProfile fields"),
     (AttackSpec("impose_format", {"profile": {**PROFILE, "dash_rate": 2}}), r"dash_rate must be a number in"),
     (AttackSpec("impose_format", {"profile": {"fit": "demo"}}), r"profile label must be 'human' or 'machine'"),
@@ -118,3 +120,25 @@ def test_a_profile_fitted_on_n_texts_is_seeded_and_shared_across_a_sweep():
     assert a.profile is b.profile and a.profile.n_documents_ == 30
     assert spec.build(1, p1).profile == spec.build(1, p1).profile
     assert spec.build(2, p1).profile != a.profile  # another seed samples other texts
+
+
+def test_run_config_takes_attack_objects_names_and_tables_as_it_takes_detector_objects():
+    from humanize.attacks import Homoglyph
+
+    obj = Homoglyph(rate=0.3, seed=5)
+    cfg = RunConfig(attacks=[obj, "whitespace", {"name": "pipeline", "attacks": [Homoglyph(rate=0.2), "upper_lower"]}],
+                    detectors=[DetectorSpec("tfidf_lr")], quality=False).validate()
+    spec = cfg.attacks[0]
+    assert spec.obj is obj and spec.expand() == [("homoglyph", {})]
+    built = spec.build(seed=99)  # a clone of the object, with its own seed (not the run's)
+    assert built is not obj and built.get_params() == obj.get_params() and built.seed == 5
+    assert cfg.attacks[1].build(seed=7).seed == 7  # a name: the run's seed
+    assert cfg.attacks[2].base_label() == "homoglyph@0.2+upper_lower"  # an object member shows its own θ
+    pipe = cfg.attacks[2].build(seed=7)
+    assert [a.seed for a in pipe.attacks] == [0, 7]  # the object keeps its seed, the name gets the run's
+    stored = cfg.to_dict()["attacks"]
+    assert stored[0]["fingerprint"] == obj.fingerprint() and "obj" not in stored[0]
+    assert stored[1] == {"name": "whitespace", "params": {}, "rates": None, "label": None}
+    other = RunConfig(attacks=[Homoglyph(rate=0.4, seed=5)], detectors=[DetectorSpec("tfidf_lr")], quality=False)
+    assert other.validate().key() != RunConfig(attacks=[obj], detectors=[DetectorSpec("tfidf_lr")],
+                                               quality=False).validate().key()

@@ -58,16 +58,16 @@ def test_config_builds_detector_guided_attacks_on_the_runs_split(tmp_path):
 
 
 def test_align_train_split_leaves_the_default_fraction_and_explicit_ones_alone():
-    assert align_train_split({"train": "demo"}, 0.5) == {"train": "demo"}  # same fingerprint as before
-    assert align_train_split({"train": {"dataset": "demo", "fraction": 0.9}}, 0.3)["train"]["fraction"] == 0.9
-    assert align_train_split({"target_train": "demo"}, 0.2) == {"target_train": {"dataset": "demo",
+    assert align_train_split("hmgc", {"train": "demo"}, 0.5) == {"train": "demo"}  # same fingerprint as before
+    assert align_train_split("hmgc", {"train": {"dataset": "demo", "fraction": 0.9}}, 0.3)["train"]["fraction"] == 0.9
+    assert align_train_split("raft", {"target_train": "demo"}, 0.2) == {"target_train": {"dataset": "demo",
                                                                                   "fraction": 0.2}}
-    assert align_train_split({"train": ("texts", "labels")}, 0.2) == {"train": ("texts", "labels")}
+    assert align_train_split("hmgc", {"train": ("texts", "labels")}, 0.2) == {"train": ("texts", "labels")}
 
 
 def test_the_runner_and_the_training_sets_share_one_split_rule(tmp_path):
     """The runner's test documents are exactly those the shared rule leaves out of the train part."""
-    from humanize.attacks.wordsub.targets import training_set
+    from humanize.attacks.targets import training_set
     from humanize.benchmarks.runner import sample_rows
 
     (tmp_path / "c.toml").write_text(TOML)

@@ -187,7 +187,7 @@ def test_scheduling_follows_the_declared_needs_model(tmp_path):
     assert jobs.attack_kind(AttackSpec("plug_sched:Swap")) == "task"
     assert jobs.attack_kind(AttackSpec("homoglyph")) == "task"
     assert jobs.attack_kind(AttackSpec("paraphrase")) == "model"
-    assert jobs.attack_kind(AttackSpec("pipeline", {"steps": ["plug_sched:Swap", "homoglyph"]})) == "task"
+    assert jobs.attack_kind(AttackSpec("pipeline", {"attacks": ["plug_sched:Swap", "homoglyph"]})) == "task"
 
 
 def test_a_parameter_without_an_exact_fingerprint_fails_when_the_config_is_validated():

@@ -68,12 +68,17 @@ def test_a_guide_naming_a_run_detector_is_fit_once_on_the_train_split_and_marked
 
 def test_a_guide_with_a_training_set_of_its_own_stays_the_attacks_own():
     dets = [DetectorSpec("tfidf_lr"), DetectorSpec("gltr")]
-    for own in ({"guide": "tfidf_lr", "train": {"dataset": "demo", "n": 5}}, {"guide": "tfidf_lr", "train": "demo"},
-                {"target": "gltr", "target_train": "raid"}, {"guide": {"name": "gltr", "model": "x"}}):
-        assert share_run_guides(own, dets) == own  # another fit, or another detector: not the run's
-    assert share_run_guides({"target": "gltr"}, dets)["target"] == {"run_detector": "gltr"}  # RAFT's
-    assert share_run_guides({"guide": {"name": "tfidf_lr"}}, dets)["guide"] == {"run_detector": "tfidf_lr"}
-    wrapped = share_run_guides({"attack": {"name": "hmgc", "surrogate": {"name": "tfidf_lr"}}}, dets)
+    for name, own in (("adversarial_paraphrase", {"guide": "tfidf_lr", "train": {"dataset": "demo", "n": 5}}),
+                      ("adversarial_paraphrase", {"guide": "tfidf_lr", "train": "demo"}),
+                      ("raft", {"target": "gltr", "target_train": "raid"}),
+                      ("adversarial_paraphrase", {"guide": {"name": "gltr", "model": "x"}})):
+        assert share_run_guides(name, own, dets) == own  # another fit, or another detector: not the run's
+    assert share_run_guides("raft", {"target": "gltr"}, dets)["target"] == {"run_detector": "gltr"}  # RAFT's
+    assert share_run_guides("adversarial_paraphrase", {"guide": {"name": "tfidf_lr"}}, dets)["guide"] == {
+        "run_detector": "tfidf_lr"}
+    # the runner reads which parameters are guides from the class's declaration, not from their names
+    assert share_run_guides("homoglyph", {"target": "gltr"}, dets) == {"target": "gltr"}
+    wrapped = share_run_guides("qpa", {"attack": {"name": "hmgc", "surrogate": {"name": "tfidf_lr"}}}, dets)
     assert wrapped["attack"]["surrogate"] == {"run_detector": "tfidf_lr"}
     target = object()
     assert guide_label({"name": "hmgc", "surrogate": target}, {"tfidf_lr": target}) == "tfidf_lr"

@@ -69,8 +69,8 @@ def test_attack_kinds_tell_model_work_from_rule_work():
     assert jobs.attack_kind(AttackSpec("homoglyph")) == "task"
     assert jobs.attack_kind(AttackSpec("strip_format")) == "task"
     assert jobs.attack_kind(AttackSpec("paraphrase")) == "model"
-    assert jobs.attack_kind(AttackSpec("pipeline", {"steps": ["homoglyph", "whitespace"]})) == "task"
-    assert jobs.attack_kind(AttackSpec("pipeline", {"steps": ["homoglyph", "paraphrase"]})) == "model"
+    assert jobs.attack_kind(AttackSpec("pipeline", {"attacks": ["homoglyph", "whitespace"]})) == "task"
+    assert jobs.attack_kind(AttackSpec("pipeline", {"attacks": ["homoglyph", "paraphrase"]})) == "model"
     assert jobs.attack_kind(AttackSpec("blend", {"attacks": ["homoglyph", {"name": "misspelling"}]})) == "task"
     assert jobs.attack_kind(AttackSpec("blend", {"attacks": ["homoglyph", "prompt"]})) == "model"
 

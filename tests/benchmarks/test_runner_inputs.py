@@ -40,7 +40,7 @@ def test_an_unknown_filter_value_is_a_config_error_and_writes_nothing(tmp_path):
 
 def test_configured_pipeline_and_impose_format_run_end_to_end(tmp_path):
     attacks = [
-        AttackSpec("pipeline", {"steps": [{"name": "homoglyph", "rate": 0.5}, "whitespace"]}),
+        AttackSpec("pipeline", {"attacks": [{"name": "homoglyph", "rate": 0.5}, "whitespace"]}),
         AttackSpec("impose_format", {"profile": {"fit": "demo", "label": "human"}}, label="human_format"),
         AttackSpec("upper_lower", rates=[0.1, 0.3]),
     ]

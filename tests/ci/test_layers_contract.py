@@ -34,7 +34,7 @@ def test_an_attack_importing_the_runner_breaks_the_contract(tmp_path):
     tree = _copy(tmp_path)
     ok = _lint(tree)
     assert ok.returncode == 0, ok.stdout[-3000:] + ok.stderr[-2000:]
-    assert "1 kept, 0 broken" in ok.stdout
+    assert "2 kept, 0 broken" in ok.stdout
     victim = tree / "humanize/attacks/homoglyph.py"
     victim.write_text(victim.read_text(encoding="utf-8") + "\nimport humanize.benchmarks.runner  # noqa: E402,F401\n",
                       encoding="utf-8")
@@ -42,6 +42,16 @@ def test_an_attack_importing_the_runner_breaks_the_contract(tmp_path):
     assert broken.returncode != 0
     assert "BROKEN" in broken.stdout
     assert "humanize.attacks.homoglyph -> humanize.benchmarks.runner" in " ".join(broken.stdout.split())
+
+
+def test_a_rewriting_attack_importing_the_word_level_ones_breaks_the_contract(tmp_path):
+    tree = _copy(tmp_path)
+    victim = tree / "humanize/attacks/generation/paraphrase.py"
+    victim.write_text(victim.read_text(encoding="utf-8") + "\nimport humanize.attacks.wordsub.search  # noqa: E402,F401\n",
+                      encoding="utf-8")
+    broken = _lint(tree)
+    assert broken.returncode != 0
+    assert "attacks: generation and wordsub are independent BROKEN" in broken.stdout
 
 
 def test_ci_runs_the_contract_before_the_tests():

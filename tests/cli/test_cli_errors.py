@@ -100,7 +100,7 @@ def test_a_global_rate_sweep_leaves_pipelines_alone(tmp_path):
     from humanize.cli.main import _config_from_args, build_parser
 
     cfg = tmp_path / "c.toml"
-    cfg.write_text('[[attacks]]\nname = "pipeline"\nsteps = ["homoglyph", {name = "whitespace", rate = 0.4}]\n\n'
+    cfg.write_text('[[attacks]]\nname = "pipeline"\nattacks = ["homoglyph", {name = "whitespace", rate = 0.4}]\n\n'
                    '[[attacks]]\nname = "upper_lower"\n\n[[detectors]]\nname = "tfidf_lr"\n')
     args = build_parser().parse_args(["run", "--config", str(cfg), "--rates", "0.1", "0.5"])
     config = _config_from_args(args).validate()

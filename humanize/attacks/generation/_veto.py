@@ -1,9 +1,9 @@
 """Text constraints that veto a guided paraphrase's candidates (issue #23 §3: QPA's constraints on a guided rewrite).
 
-The constraints are QPA's own objects (:class:`~humanize.attacks.wordsub.text_constraints.TextConstraint`:
+The constraints are QPA's own objects (:class:`~humanize.attacks.text_constraints.TextConstraint`:
 perplexity and Flesch change, MiniLM similarity, entailment, or a user's subclass), each comparing
 the original chunk with a candidate rewrite of it, all pairs of a batch at once. ``"qpa"`` names
-TH-Bench's three (:func:`~humanize.attacks.wordsub.text_constraints.qpa_constraints` without the
+TH-Bench's three (:func:`~humanize.attacks.text_constraints.sentence_constraints`: QPA's without the
 swap-validity check, which judges word swaps, not a paraphrase). A pair is checked constraint by
 constraint, in order, and only while it still passes, so a veto is counted once, under the first
 constraint that refused it (its class name).
@@ -14,12 +14,16 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..wordsub.constraints import CandidateConstraint
-from ..wordsub.text_constraints import TextConstraint
+from ..text_constraints import TextConstraint, sentence_constraints
 from .paraphrase import clean_answer
 from .rewrite import Ask, add_usage
 
 __all__ = ["resolve_constraints", "veto", "add_vetoes", "veto_token_chunks"]
+
+
+def is_candidate_constraint(c: Any) -> bool:
+    """Whether ``c`` filters word swaps (a word-level attack's ``CandidateConstraint``: ``word_ok`` and ``allows``)."""
+    return not isinstance(c, TextConstraint) and all(callable(getattr(c, m, None)) for m in ("word_ok", "allows"))
 
 
 def resolve_constraints(owner: str, constraints: Any) -> list:
@@ -27,14 +31,12 @@ def resolve_constraints(owner: str, constraints: Any) -> list:
     if constraints is None:
         return []
     if isinstance(constraints, str):
-        from ..wordsub.text_constraints import qpa_constraints
-
-        return qpa_constraints(allowed_swaps=None, context_margin=None)  # TH-Bench's three: a paraphrase has no word swaps
+        return sentence_constraints()  # TH-Bench's three: a paraphrase has no word swaps
     out = list(constraints)
     for c in out:
-        if isinstance(c, CandidateConstraint):
+        if is_candidate_constraint(c):
             raise ValueError(f"{owner}: {type(c).__name__} is a CandidateConstraint, which filters word swaps; a "
-                             "paraphrase is checked with TextConstraints (e.g. qpa_constraints(allowed_swaps=None), "
+                             "paraphrase is checked with TextConstraints (e.g. sentence_constraints(), "
                              "or constraints='qpa')")
         if not isinstance(c, TextConstraint):
             raise TypeError(f"{owner}: constraints must be TextConstraint objects, got {type(c).__name__}")

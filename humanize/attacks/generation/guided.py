@@ -53,7 +53,7 @@ The guide's scoring model and the paraphraser's model are kept disjoint (the pro
 attack and detector models): the same model on both sides is refused unless
 ``allow_shared_model=True``.
 
-``constraints`` (issue #23 §3): QPA's text constraints (:mod:`humanize.attacks.wordsub.text_constraints`,
+``constraints`` (issue #23 §3): QPA's text constraints (:mod:`humanize.attacks.text_constraints`,
 ``"qpa"`` for TH-Bench's three) veto candidates: in rerank mode before the guide scores them, in
 token mode at the chunk's end, where a vetoed chunk falls back to a plain paraphrase and then to its
 text (:mod:`._veto`; ``info``: ``vetoed``, ``vetoes``, ``fallback_chunks``, ``vetoed_chunks``). The guide's
@@ -68,14 +68,14 @@ from typing import Any
 
 import numpy as np
 
-from humanize._validation import NONBLANK_STR, Interval, Options, SequenceOf
+from humanize._params import ComponentParam
+from humanize._validation import NONBLANK_STR, HasMethods, Interval, Options, SequenceOf
 from humanize.cost import report
 from humanize.generation.base import Generator
 from humanize.models import DEFAULT_CHAT_LM
 
-from ..wordsub.constraints import CandidateConstraint
-from ..wordsub.targets import QueriesDetector, check_detector_spec, check_ready, check_train_spec
-from ..wordsub.text_constraints import TextConstraint
+from ..targets import QueriesDetector, check_detector_spec, check_ready, check_train_spec
+from ..text_constraints import TextConstraint
 from ._veto import add_vetoes, resolve_constraints, veto, veto_token_chunks
 from .answers import classify_answer
 from .paraphrase import DEFAULT_INSTRUCTION, MAX_CHUNK_CHARS, clean_answer
@@ -107,12 +107,21 @@ def _identities(obj: Any) -> dict:
 
 def shared_models(guide: Any, generator: Any) -> list[str]:
     """``"guide.<param> = paraphraser.<param>"`` for each model the guide's detector and the generator share."""
-    from ..wordsub.targets import build_detector
+    from ..targets import build_detector
 
     det = build_detector(guide, "AdversarialParaphrase", "guide")
     mine = _identities(generator)
     return [f"guide {det.name}.{k} is the paraphraser's {mine[ident]}"
             for ident, k in _identities(det).items() if ident in mine]
+
+
+def chat_paraphraser(value: Any) -> Generator:
+    """AdversarialParaphrase's back end from its ``paraphraser`` value: a chat generator."""
+    gen = resolve_paraphraser("AdversarialParaphrase", value)
+    if gen.kind != "chat":
+        raise ValueError(f"AdversarialParaphrase: the paraphraser must be a chat generator, got the "
+                         f"{gen.kind} {type(gen).__name__} (DIPPER rewrites whole windows: use paraphrase)")
+    return gen
 
 
 class AdversarialParaphrase(QueriesDetector, RewriteAttack):
@@ -123,10 +132,10 @@ class AdversarialParaphrase(QueriesDetector, RewriteAttack):
     needs a :class:`~humanize.generation.local.LocalChat`). ``guide``: a detector name, a table
     ``{"name": ..., **params}``, a :class:`~humanize.detectors.base.Detector` or a
     :class:`~humanize.detectors.target.Target` (queried as given); a learnable one is fit on ``train``
-    (as RAFT's target, :mod:`humanize.attacks.wordsub.targets`). ``top_k``, ``top_p``: the candidate
+    (as RAFT's target, :mod:`humanize.attacks.targets`). ``top_k``, ``top_p``: the candidate
     tokens of a step (token mode); ``min_length_ratio``: the least answer length, as a fraction of the chunk's
     tokens, before the guide may end it (token mode); ``n_candidates``: paraphrases per chunk (rerank mode). ``constraints``:
-    QPA's :class:`~humanize.attacks.wordsub.text_constraints.TextConstraint` objects (or ``"qpa"``) that
+    QPA's :class:`~humanize.attacks.text_constraints.TextConstraint` objects (or ``"qpa"``) that
     veto candidates (module docstring).
     See the module docstring for the algorithm, its cost and ``info``.
     """
@@ -143,11 +152,17 @@ class AdversarialParaphrase(QueriesDetector, RewriteAttack):
         "chunk_sentences": [Interval(Integral, 1, None)],
         "instruction": [NONBLANK_STR],
         "allow_shared_model": ["boolean"],
-        "constraints": [SequenceOf(TextConstraint, CandidateConstraint,
-                                   name="a list of TextConstraint (QPA's: e.g. qpa_constraints(allowed_swaps=None))"),
+        # a word-level CandidateConstraint (word_ok, allows) passes here to be refused with a pointer (_veto)
+        "constraints": [SequenceOf(TextConstraint, HasMethods("word_ok", "allows"),
+                                   name="a list of TextConstraint (QPA's: e.g. sentence_constraints())"),
                         Options(str, {"qpa"}), None],
         "incremental": ["boolean"],
         "min_length_ratio": [Interval(Real, 0, 1, closed="both")],
+    }
+    _component_params = {
+        "paraphraser": ComponentParam("generator", lambda self, value: chat_paraphraser(value)),
+        "guide": ComponentParam("detector", train="train"),
+        "train": ComponentParam("training_set"),
     }
 
     def __init__(self, paraphraser: Any = DEFAULT_CHAT_LM, guide: Any = "fast_detectgpt", mode: str = "token",
@@ -189,22 +204,7 @@ class AdversarialParaphrase(QueriesDetector, RewriteAttack):
 
     def generator(self) -> Generator:
         """The paraphraser as a chat :class:`Generator` (resolved once per parameter value)."""
-        found = self.__dict__.get("_resolved")
-        if found is not None and found[0] is self.paraphraser:
-            return found[1]
-        gen = resolve_paraphraser("AdversarialParaphrase", self.paraphraser)
-        if gen.kind != "chat":
-            raise ValueError(f"AdversarialParaphrase: the paraphraser must be a chat generator, got the "
-                             f"{gen.kind} {type(gen).__name__} (DIPPER rewrites whole windows: use paraphrase)")
-        self.__dict__["_resolved"] = (self.paraphraser, gen)
-        return gen
-
-    def provenance(self) -> dict:
-        """As every attack's, with a paraphraser given by name replaced by its back end's (model identity)."""
-        out = super().provenance()
-        if not isinstance(self.paraphraser, Generator):
-            out["params"]["paraphraser"] = self.generator().provenance()
-        return out
+        return self.component("paraphraser")
 
     # -- scoring ----------------------------------------------------------------------
     def _scores(self, texts: list[str], nan: float = math.inf) -> list[float]:

@@ -64,7 +64,7 @@ class RLHumanizer(Paraphrase):
 
     def provenance(self) -> dict:
         """As every attack's, plus the preset generator's (weights' identity, prompt, decoding)."""
-        out = super(Paraphrase, self).provenance()
+        out = super().provenance()
         out["params"]["generator"] = self.generator().provenance()
         return out
 

@@ -28,6 +28,7 @@ from typing import Any
 
 from numbers import Integral
 
+from humanize._params import ComponentParam
 from humanize._validation import NONBLANK_STR, InstanceOf, Interval
 from humanize.generation.base import Generator
 from humanize.models import DEFAULT_CHAT_LM
@@ -69,6 +70,14 @@ def _counts(chunks: int, kept: int, generations) -> dict:
             "truncated_chunks": sum(g.finish_reason == "length" for g in generations)}
 
 
+def paraphrase_generator(value: Any) -> Generator:
+    """Paraphrase's back end from its ``paraphraser`` value (a seq2seq one must rewrite whole documents)."""
+    gen = resolve_paraphraser("Paraphrase", value)
+    if gen.kind == "seq2seq" and not callable(getattr(gen, "paraphrase_documents", None)):
+        raise TypeError(f"Paraphrase: the seq2seq paraphraser {type(gen).__name__} has no paraphrase_documents()")
+    return gen
+
+
 class Paraphrase(RewriteAttack):
     """Rewrite each document with a paraphraser.
 
@@ -97,6 +106,7 @@ class Paraphrase(RewriteAttack):
         **ANSWER_CONSTRAINTS,
         "max_chunks": [Interval(Integral, 1, None), None],
     }
+    _component_params = {"paraphraser": ComponentParam("generator", lambda self, value: paraphrase_generator(value))}
 
     def __init__(self, paraphraser: Any = DEFAULT_CHAT_LM, seed: int = 0, chunk_sentences: int = 3,
                  instruction: str = DEFAULT_INSTRUCTION, on_bad_answer: str = "keep", max_retries: int = 2,
@@ -105,21 +115,7 @@ class Paraphrase(RewriteAttack):
 
     def generator(self) -> Generator:
         """The paraphraser as a :class:`Generator` (resolved once per parameter value)."""
-        found = self.__dict__.get("_resolved")
-        if found is not None and found[0] is self.paraphraser:
-            return found[1]
-        gen = resolve_paraphraser("Paraphrase", self.paraphraser)
-        if gen.kind == "seq2seq" and not callable(getattr(gen, "paraphrase_documents", None)):
-            raise TypeError(f"Paraphrase: the seq2seq paraphraser {type(gen).__name__} has no paraphrase_documents()")
-        self.__dict__["_resolved"] = (self.paraphraser, gen)
-        return gen
-
-    def provenance(self) -> dict:
-        """As every attack's, with a paraphraser given by name replaced by its back end's (model identity)."""
-        out = super().provenance()
-        if not isinstance(self.paraphraser, Generator):
-            out["params"]["paraphraser"] = self.generator().provenance()
-        return out
+        return self.component("paraphraser")
 
     def _seed(self, text: str, chunk: int, step: int) -> int:
         # step 0 is a plain Paraphrase; Recursion's later steps get seeds of their own
@@ -170,27 +166,17 @@ class Recursion(RewriteAttack):
         "paraphraser": [InstanceOf(Paraphrase, name="a Paraphrase attack"), *GENERATOR_SPEC],
         "depth": [Interval(Integral, 1, None)],
     }
+    #: a Paraphrase is used as given (with its own seed); anything else is wrapped, with this attack's seed
+    _component_params = {"paraphraser": ComponentParam(
+        "attack", lambda self, value: value if isinstance(value, Paraphrase) else Paraphrase(value, seed=self.seed),
+        depends=("seed",))}
 
     def __init__(self, paraphraser: Any = "dipper", depth: int = 5, seed: int = 0):
         self._init_params(locals())
 
     def paraphrase_attack(self) -> Paraphrase:
         """The one-pass attack each step runs."""
-        if isinstance(self.paraphraser, Paraphrase):
-            return self.paraphraser
-        found = self.__dict__.get("_wrapped")
-        if found is not None and found[0] is self.paraphraser and found[1] == self.seed:
-            return found[2]
-        attack = Paraphrase(self.paraphraser, seed=self.seed)
-        self.__dict__["_wrapped"] = (self.paraphraser, self.seed, attack)
-        return attack
-
-    def provenance(self) -> dict:
-        """As every attack's, with a paraphraser given by name replaced by the Paraphrase it runs."""
-        out = super().provenance()
-        if not isinstance(self.paraphraser, Paraphrase):
-            out["params"]["paraphraser"] = self.paraphrase_attack().provenance()
-        return out
+        return self.component("paraphraser")
 
     def rewrite(self, texts: list[str]) -> list[tuple[str, dict]]:
         para = self.paraphrase_attack()

@@ -32,6 +32,7 @@ import re
 from numbers import Integral
 from typing import Any, Optional, Sequence, Union
 
+from humanize._params import ComponentParam
 from humanize._validation import Interval, SequenceOf, describe_value
 from humanize.exceptions import InvalidParameterError
 from humanize.models import DEFAULT_CHAT_LM
@@ -124,6 +125,15 @@ def _guidance_name(value: Any, owner: str = "Prompt") -> str:
     return name
 
 
+def chat_generator(owner: str, value: Any):
+    """A chat generator from an ``llm`` value (a plain-prompt one is refused, naming ``owner``)."""
+    gen = resolve_paraphraser(owner, value)
+    if getattr(gen, "kind", "chat") != "chat":
+        raise TypeError(f"{owner}: llm must be a chat generator; {type(gen).__name__} takes "
+                        f"plain prompts (use it with the paraphrase attacks)")
+    return gen
+
+
 class Prompt(RewriteAttack):
     """Ask an LLM to rewrite a machine-generated text so that it reads as human-written (PromptAttack).
 
@@ -143,6 +153,7 @@ class Prompt(RewriteAttack):
     name = "prompt"
     # 2: llm defaults to DEFAULT_CHAT_LM (was SmolLM2-135M); 3: answers that are no rewrite keep their chunk
     version = "3"
+    _component_params = {"llm": ComponentParam("generator", lambda self, value: chat_generator(type(self).__name__, value))}
     _parameter_constraints = {
         "llm": GENERATOR_SPEC,
         "guidance": ["str", SequenceOf("str", nonempty=True)],
@@ -170,23 +181,7 @@ class Prompt(RewriteAttack):
 
     def generator(self):
         """The resolved generator (built once per ``llm`` value; models load on the first generate)."""
-        cached = self.__dict__.get("_generator_cache")
-        if cached is None or cached[0] is not self.llm:
-            gen = resolve_paraphraser(type(self).__name__, self.llm)
-            if getattr(gen, "kind", "chat") != "chat":
-                raise TypeError(f"{type(self).__name__}: llm must be a chat generator; {type(gen).__name__} takes "
-                                f"plain prompts (use it with the paraphrase attacks)")
-            cached = (self.llm, gen)
-            self.__dict__["_generator_cache"] = cached
-        return cached[1]
-
-    def provenance(self) -> dict:
-        """As every attack's, with ``llm`` replaced by the resolved generator's provenance (model identity)."""
-        out = super().provenance()
-        from humanize._canonical import canonical
-
-        out["params"]["llm"] = canonical(self.generator(), f"{type(self).__name__}.llm")
-        return out
+        return self.component("llm")
 
     # -- the prompt -----------------------------------------------------------------
     def document_guidance(self, text: str) -> str:

@@ -41,7 +41,7 @@ import re
 from numbers import Integral, Real
 from typing import Optional
 
-from humanize._validation import NONBLANK_STR, Interval, Options, SequenceOf
+from humanize._validation import MODEL, Interval, Options, SequenceOf
 from humanize.generation.base import SAMPLING_CONSTRAINTS
 from humanize.models import DEFAULT_CHAT_LM
 
@@ -89,7 +89,7 @@ class TOBLEND(RewriteAttack):
     version = "2"  # 2: models default to DEFAULT_MODELS (was SMOLLM2_GEMMA)
     _model_params = ("models",)
     _parameter_constraints = {
-        "models": [SequenceOf(NONBLANK_STR, nonempty=True,
+        "models": [SequenceOf(MODEL, nonempty=True,
                               name="a non-empty list or tuple of model names (the paper blends four)")],
         "prefix_words": [Interval(Integral, 1, None)],
         "top_k": [Interval(Integral, 0, None)],  # 0: no top-k cut
@@ -98,7 +98,7 @@ class TOBLEND(RewriteAttack):
         "max_new_tokens": [*SAMPLING_CONSTRAINTS["max_new_tokens"], None],
         "qpa": ["boolean"],
         "min_similarity": [Interval(Real, -1, 1, closed="both")],
-        "encoder": [NONBLANK_STR],  # a sentence-encoder name
+        "encoder": [MODEL],  # a sentence-encoder name
         "incremental": ["boolean"],
     }
 

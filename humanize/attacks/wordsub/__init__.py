@@ -19,13 +19,12 @@ from .importance import SurrogateImportance
 from .rankers import Predictability, WordRanker
 from .llm_candidates import LLMCandidates
 from .raft import RAFT
-from .presets import CANDIDATE_SOURCES, QPA, Synonym
+from .presets import CANDIDATE_SOURCES, QPA, Synonym, qpa_constraints
 from .senses import SenseSynonyms
 from .scoring import CausalLMScore, MLMScore, ProposalOrder, Scorer
 from .search import DetectorGreedy, Search, TopScore, sentence_variant
-from .text_constraints import (FleschChange, MaxWordsChanged, PerplexityChange, SentenceEntailment, SentenceSimilarity,
-                               TextConstraint,
-                               qpa_constraints, relative_change)
+from ..text_constraints import (FleschChange, MaxWordsChanged, PerplexityChange, SentenceEntailment,
+                                SentenceSimilarity, TextConstraint, relative_change)
 
 __all__ = [
     "Candidate", "Doc", "CandidateGenerator", "MaskedLMFill", "VectorNeighbours", "WordNetSynonyms",

@@ -34,7 +34,7 @@ from .constraints import CandidateConstraint
 from .rankers import WordRanker
 from .scoring import CausalLMScore, Scorer
 from .search import Search, TopScore
-from .text_constraints import MaxWordsChanged, TextConstraint
+from ..text_constraints import MaxWordsChanged, TextConstraint
 from .unchanged import wordsub_unchanged_reason
 
 __all__ = ["WordSubstitution", "Parts", "EnginePreset", "WINDOW_WORDS", "windows", "window_doc", "share"]

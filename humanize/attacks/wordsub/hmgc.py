@@ -28,6 +28,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from humanize._params import ComponentParam
 from humanize._validation import Interval
 from humanize.models import DEFAULT_RANKING_LM
 
@@ -35,7 +36,7 @@ from .engine import EnginePreset, WordSubstitution
 from .importance import _METHODS, SurrogateImportance
 from .context import CONTEXT_MARGIN
 from .presets import DEFAULT_ALLOWED_SWAPS, SYNONYM_CONSTRAINTS, SYNONYM_MIN_SIMILARITY, synonym_parts
-from .targets import THRESHOLD
+from ..targets import THRESHOLD
 from humanize._validation import Options
 from humanize.exceptions import InvalidParameterError
 from .search import DetectorGreedy
@@ -111,6 +112,10 @@ class HMGC(EnginePreset):
     # 4: candidates must fit their sentence and words inside terms are kept (issue #33, as Synonym's)
     version = "4"
     _model_params = ("lm", "mlm", "nli_model")
+    _component_params = {
+        "surrogate": ComponentParam("detector", train="train"),
+        "train": ComponentParam("training_set"),
+    }
     _parameter_constraints = {
         **SYNONYM_CONSTRAINTS,
         "threshold": [*THRESHOLD, Options(str, {"auto"})],  # stop when the surrogate's score is below it
@@ -132,7 +137,7 @@ class HMGC(EnginePreset):
         self._init_params(locals())
 
     def _check(self) -> None:
-        from .targets import check_detector_spec, check_train_spec
+        from ..targets import check_detector_spec, check_train_spec
 
         check_detector_spec("HMGC", "surrogate", self.surrogate)
         check_train_spec("HMGC", self.train)
@@ -142,7 +147,7 @@ class HMGC(EnginePreset):
                                         "or a number as threshold")
 
     def _learnable(self) -> bool:
-        from .targets import build_detector
+        from ..targets import build_detector
 
         return bool(build_detector(self.surrogate, "HMGC", "surrogate").learnable)  # cheap: nothing loads
 
@@ -158,7 +163,7 @@ class HMGC(EnginePreset):
         if self._learnable():
             value = PROBABILITY_THRESHOLD
         else:
-            from .targets import training_set
+            from ..targets import training_set
 
             texts, labels = training_set(self.train, int(self.seed), "HMGC")
             human = [t for t, lab in zip(texts, labels) if lab in ("human", 0)]

@@ -44,9 +44,10 @@ from ._doc import Doc
 from .rankers import WordRanker
 from numbers import Integral, Real
 
+from humanize._params import ComponentParam
 from humanize._validation import Interval, Options
 
-from .targets import THRESHOLD, QueriesDetector
+from ..targets import THRESHOLD, QueriesDetector
 
 __all__ = ["SurrogateImportance", "delete_span", "min_max"]
 
@@ -114,6 +115,7 @@ class SurrogateImportance(QueriesDetector, WordRanker):
                  skip_below: Any = None):
         self._init_params(locals())
 
+    _component_params = {"surrogate": ComponentParam("detector", train="train"), "train": ComponentParam("training_set")}
     _parameter_constraints = {
         "weight": [Interval(Real, 0, 1)],
         "method": [Options(str, _METHODS)],
@@ -128,7 +130,7 @@ class SurrogateImportance(QueriesDetector, WordRanker):
         self.__dict__.pop("_ready", None)
 
     def _check(self) -> None:
-        from .targets import check_detector_spec, check_train_spec
+        from ..targets import check_detector_spec, check_train_spec
 
         check_detector_spec("SurrogateImportance", "surrogate", self.surrogate)
         check_train_spec("SurrogateImportance", self.train)

@@ -3,24 +3,23 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from numbers import Integral, Real
 
+from humanize._params import ComponentParam
 from humanize._validation import HasMethods, InstanceOf, Interval, Options, SequenceOf
 from humanize.exceptions import InvalidParameterError
-from humanize.models import DEFAULT_RANKING_LM
+from humanize.models import DEFAULT_CAUSAL_LM, DEFAULT_RANKING_LM, DEFAULT_SENTENCE_ENCODER
 
 from ..base import Attack
 from .candidates import MaskedLMFill, VectorNeighbours, WordNetSynonyms
-from .constraints import CandidateConstraint, MLMProbability, NotStopword, SamePOS, WordCosine
-from .context import CONTEXT_MARGIN
+from ..text_constraints import MaxWordsChanged, SentenceSimilarity, TextConstraint, sentence_constraints
+from .constraints import CandidateConstraint, MLMProbability, NotStopword, SamePOS, SwapValidity, WordCosine
+from .context import CONTEXT_MARGIN, ContextFit
 from .engine import EnginePreset, WordSubstitution
 from .scoring import CausalLMScore, MLMScore
 from .search import TopScore
-from .text_constraints import MaxWordsChanged, SentenceSimilarity, TextConstraint, qpa_constraints
 
-__all__ = ["Synonym", "QPA"]
+__all__ = ["Synonym", "QPA", "qpa_constraints"]
 
 
 #: Candidate sources a synonym-style preset can name in ``candidates`` (issue #19 §1)
@@ -147,7 +146,7 @@ def synonym_parts(preset: Any, cosine_optional: bool = False) -> tuple[list, lis
     from .context import ContextFit, KeepTerms
     from .constraints import SwapValidity
     from .senses import SenseSynonyms
-    from .text_constraints import SentenceEntailment
+    from ..text_constraints import SentenceEntailment
 
     p = preset
     sources = candidate_sources(p)
@@ -185,6 +184,44 @@ def synonym_parts(preset: Any, cosine_optional: bool = False) -> tuple[list, lis
     return gens, cons, scorer
 
 
+def qpa_constraints(max_ppl_change: float = 0.05, max_flesch_change: float = 0.05, min_similarity: float = 0.95,
+                    lm: Any = DEFAULT_CAUSAL_LM, encoder: Any = DEFAULT_SENTENCE_ENCODER,
+                    allowed_swaps: Any = ("synonym", "morphological"), context_margin: Any = "default",
+                    context_lm: Any = DEFAULT_RANKING_LM) -> list:
+    """TH-Bench's QPA constraints (Appendix G), cheapest first, plus the validity class of each swap.
+
+    ``allowed_swaps`` (issue #19 §3): every swap QPA keeps must be a WordNet synonym or a
+    morphological variant of the word it replaces (:class:`~.constraints.SwapValidity`): no
+    antonym, sister term or unrelated word, whatever the wrapped attack proposed. ``None`` gives
+    TH-Bench's three constraints alone (:func:`humanize.attacks.text_constraints.sentence_constraints`).
+
+    ``context_margin`` (issue #33): every kept swap must also fit its sentence under ``context_lm``
+    (the word-level attacks' ranking model, not ``lm``, the perplexity meter's), within that many nats
+    (:class:`~.context.ContextFit`; ``"default"``: :data:`~.context.CONTEXT_MARGIN`; None: no check).
+    """
+    validity = [] if allowed_swaps is None else [SwapValidity(tuple(allowed_swaps))]
+    margin = CONTEXT_MARGIN if isinstance(context_margin, str) and context_margin == "default" else context_margin
+    if margin is not None:
+        validity.append(ContextFit(context_lm, margin))
+    return validity + sentence_constraints(max_ppl_change, max_flesch_change, min_similarity, lm, encoder)
+
+
+def qpa_inner(attack: Any, seed: Any) -> Attack:
+    """QPA's wrapped attack: an object as given; a name or a table ``{name = ..., params...}`` built with
+    QPA's ``seed`` when one is set (one seed for everything inside, a surrogate's train split too)."""
+    if not isinstance(attack, (str, dict)):
+        return attack
+    from .. import registry
+
+    params = {} if isinstance(attack, str) else {k: v for k, v in attack.items() if k != "name"}
+    name = attack if isinstance(attack, str) else attack.get("name")
+    if not isinstance(name, str):
+        raise InvalidParameterError(f"QPA: an attack table needs a 'name' (a registered attack), got {attack!r}")
+    if seed is not None:
+        params["seed"] = seed
+    return registry.get(name, **params)
+
+
 class QPA(Attack):
     """TH-Bench's quality-preserving variant of an engine attack: the same attack plus text constraints.
 
@@ -202,11 +239,13 @@ class QPA(Attack):
     name = "qpa"
     version = "4"  # 4: its constraints include the context check (issue #33); 3: the engine's windows (issue #22)
     has_rate = False
-    _derived_state = ("_engine", "_inner")  # rebuilt after any set_params (a nested attack__rate too)
+    _derived_state = ("_engine",)  # rebuilt after any set_params (a nested attack__rate too)
 
     def __init__(self, attack: Any = "synonym", constraints: Any = None, rate: Any = None, seed: Any = None):
         self._init_params(locals())
 
+    _component_params = {"attack": ComponentParam("attack", lambda self, value: qpa_inner(value, self.seed),
+                                                  depends=("seed",))}
     _parameter_constraints = {
         "attack": [InstanceOf(WordSubstitution, name="a word-substitution attack (WordSubstitution, Synonym, RAFT, "
                                                       "HMGC)"),
@@ -226,31 +265,7 @@ class QPA(Attack):
 
     def inner(self) -> Attack:
         """The wrapped attack; a name or a table ``{name = ..., params...}`` is built with QPA's seed."""
-        attack = self.attack
-        if isinstance(attack, (str, dict)):
-            from .. import registry
-
-            params = {} if isinstance(attack, str) else {k: v for k, v in attack.items() if k != "name"}
-            name = attack if isinstance(attack, str) else attack.get("name")
-            if not isinstance(name, str):
-                raise InvalidParameterError(f"QPA: an attack table needs a 'name' (a registered attack), got {attack!r}")
-            if self.seed is not None:  # one seed for everything inside (a surrogate's train split too)
-                params["seed"] = self.seed
-            built = self.__dict__.get("_inner")
-            if built is None or built[0] != repr((name, sorted(params.items()))):
-                built = (repr((name, sorted(params.items()))), registry.get(name, **params))
-                self.__dict__["_inner"] = built
-            return built[1]
-        return attack
-
-    def provenance(self) -> dict:
-        """As every attack's, with a wrapped attack given by name or table described by the attack it builds
-        (its class, version, parameters and model identities), so that a change of the wrapped attack's
-        defaults changes QPA's fingerprint too."""
-        out = super().provenance()
-        if isinstance(self.attack, (str, dict)):
-            out["params"]["attack"] = self.inner().provenance()
-        return out
+        return self.component("attack")
 
     def engine(self) -> WordSubstitution:
         inner = self.inner()
@@ -289,4 +304,3 @@ class QPA(Attack):
         super().__setattr__(name, value)
         if name[:1] != "_":
             self.__dict__.pop("_engine", None)
-            self.__dict__.pop("_inner", None)

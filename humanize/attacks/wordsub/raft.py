@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from numbers import Integral
 
+from humanize._params import ComponentParam
 from humanize._validation import Interval, Options
 from humanize.models import DEFAULT_CHAT_LM
 
@@ -36,7 +35,7 @@ class RAFT(EnginePreset):
     - ``target``: the detector to fool, only its ``score`` is used: a
       :class:`~humanize.detectors.target.Target` (queried as is, never refit: the same
       object can score the outputs; ``target_train`` is then unused), a name, a table or a
-      Detector; a learnable one of these is fit on ``target_train`` (:mod:`.targets`: a
+      Detector; a learnable one of these is fit on ``target_train`` (:mod:`..targets`: a
       dataset name, a table or ``(texts, labels)``) with ``seed``;
     - ``proxy``: the causal LM ranking words by predictability (:class:`Predictability`);
     - ``llm``: a chat model proposing ``k`` replacements per word (:class:`LLMCandidates`;
@@ -92,6 +91,10 @@ class RAFT(EnginePreset):
     # 6: llm=None (the stand-in, every sense in context), offer="all", max_queries=100 (issue #39)
     version = "6"
     _model_params = ("llm", "proxy")
+    _component_params = {
+        "target": ComponentParam("detector", train="target_train"),
+        "target_train": ComponentParam("training_set"),
+    }
     _parameter_constraints = {
         "k": [Interval(Integral, 1, None)],  # replacements asked per word
         "pos": ["boolean"],
@@ -113,7 +116,7 @@ class RAFT(EnginePreset):
         self._init_params(locals())
 
     def _check(self) -> None:
-        from .targets import check_detector_spec, check_ready, check_train_spec
+        from ..targets import check_detector_spec, check_ready, check_train_spec
 
         if self.candidates is not None and self.llm is not None:
             raise ValueError(f"RAFT: candidates={self.candidates!r} names the lexical stand-in's sources, which are "

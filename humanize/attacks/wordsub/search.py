@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from humanize._params import ParamsMixin
+from humanize._params import ComponentParam, ParamsMixin
 
 from .._casing import match_case
 from ._doc import Candidate, Doc
@@ -23,7 +23,7 @@ from numbers import Integral
 
 from humanize._validation import Interval
 
-from .targets import THRESHOLD, QueriesDetector, check_detector_spec, check_train_spec
+from ..targets import THRESHOLD, QueriesDetector, check_detector_spec, check_train_spec
 
 __all__ = ["Search", "TopScore", "DetectorGreedy", "sentence_variant", "passes_all"]
 
@@ -138,7 +138,7 @@ class DetectorGreedy(QueriesDetector, Search):
     against the budget. ``detector``
     is a :class:`~humanize.detectors.target.Target` (queried as is, never refit; ``train``
     is then unused), a name, a table or a :class:`~humanize.detectors.base.Detector`; a
-    learnable one of these is fit on ``train`` with ``seed`` (:mod:`.targets`).
+    learnable one of these is fit on ``train`` with ``seed`` (:mod:`..targets`).
     """
 
     #: the engine reports ``detector_queries`` for this search even when no word reached the detector
@@ -148,6 +148,7 @@ class DetectorGreedy(QueriesDetector, Search):
                  max_queries: Any = None, batch: bool = True, seed: int = 0):
         self._init_params(locals())
 
+    _component_params = {"detector": ComponentParam("detector", train="train"), "train": ComponentParam("training_set")}
     _parameter_constraints = {
         "stop_below": THRESHOLD,
         "max_queries": [Interval(Integral, 1, None), None],

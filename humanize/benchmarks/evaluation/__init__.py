@@ -12,7 +12,6 @@ from .evaluate import evaluate, threshold_table, to_wide
 from .metrics import (
     TPRAtFPR,
     TPRAtFPRResult,
-    accuracy_at_fpr,
     attack_success_rate,
     auroc,
     binary_metrics,
@@ -28,7 +27,6 @@ __all__ = [
     "TPRAtFPR",
     "TPRAtFPRResult",
     "ThresholdResult",
-    "accuracy_at_fpr",
     "adapted_detector_matrix",
     "attack_success_rate",
     "auroc",

@@ -98,18 +98,6 @@ def tpr_at_calibration(machine_scores, calibration: Calibration, domains=None) -
                           reached, len(s), calibration.n_human, calibration, calibration.underpowered)
 
 
-def accuracy_at_fpr(scores, labels, domains=None, fpr: float = 0.05, per_domain: bool = True,
-                    tolerance: float = DEFAULT_TOLERANCE) -> float:
-    """RAID's "accuracy at FPR" (Section 5.2, Appendix C): the fraction of *machine*
-    texts detected at thresholds calibrated per domain on human text to ``fpr``.
-
-    It is a TPR, not the usual accuracy over both classes (see
-    :func:`classification_at_fpr` for that). NaN when the target FPR cannot be
-    reached; use :class:`TPRAtFPR` to see why.
-    """
-    return TPRAtFPR(fpr, per_domain, tolerance)(scores, labels, domains).value
-
-
 def binary_metrics(labels, predictions) -> dict:
     """Accuracy, precision, recall and F1, machine = positive class.
 

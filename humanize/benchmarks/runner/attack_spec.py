@@ -1,15 +1,21 @@
 """Attacks as a configuration names them, and how each becomes a real :class:`~humanize.attacks.Attack`.
 
-Most attacks are a registry name plus parameters. Two need more than the registry:
+An attack is a registry name (or import path) plus parameters, or an :class:`~humanize.attacks.Attack`
+object given in Python (:meth:`AttackSpec.of`). The runner knows no attack by name: what it hands an
+attack follows from the parameters its class declares as components
+(:class:`humanize._params.ComponentParam`, ``_component_params``), by their kind:
 
-- ``impose_format`` takes a :class:`~humanize.attacks.FormatProfile`: in a config it is a table
-  of the profile's fields (``FormatProfile.to_dict()``) or ``{fit = "demo", label = "human"}``,
-  fitted on that dataset's clean texts of that label (optionally with loader filters and ``n``);
-- ``pipeline`` (the registered :class:`~humanize.attacks.Pipeline`) runs its ``steps`` (attack specs:
-  names or tables, each with its own ``rate``, each seeded by the run) in order: the config's ``steps``
-  are the pipeline's ``attacks``. A pipeline has no θ of its own, so a rate sweep does not apply to it;
-- ``blend`` (TH-Bench Appendix H) takes ``attacks``, a list of attack specs (names or tables),
-  each built with the run's seed.
+- ``attack`` (``many``: a list of them, a composite's ``attacks``): each member is a spec
+  of its own (a name, a table, a spec or an object), built with the run's seed; a member given as one table
+  (QPA's ``attack``) gets the run's values below and is built by its owner;
+- ``detector``: ``{run_detector = "label"}``, or a guide that is exactly one of the run's detectors, is the
+  run's own fitted :class:`~humanize.detectors.Target` (:func:`share_run_guides`);
+- ``training_set``: a dataset name or table is put on the run's train split (:func:`align_train_split`);
+- ``format_profile``: a table of the profile's fields or ``{fit = "demo", label = "human"}``, fitted on that
+  dataset's clean texts of that label (:func:`resolve_profile`).
+
+A class whose member list is declared with ``label=True`` (a sequence of attacks) is labelled by its
+members' labels joined with ``+`` (``a@0.5+b``). A class without a rate θ takes no rate sweep.
 """
 
 from __future__ import annotations
@@ -41,33 +47,71 @@ def is_number(x: Any) -> bool:
     return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, (bool, np.bool_))
 
 
+def attack_class(name: Any):
+    """The class an attack name resolves to, or None when it does not (the check names the problem)."""
+    from humanize import attacks
+
+    if not isinstance(name, str) or not name:
+        return None
+    try:
+        return attacks.resolve(name)
+    except (TypeError, ValueError):
+        return None
+
+
+def declared(name: Any) -> dict:
+    """The component parameters the class of ``name`` declares (``{param: ComponentParam}``; none if unknown)."""
+    cls = attack_class(name)
+    return cls.component_params() if callable(getattr(cls, "component_params", None)) else {}
+
+
+def _of_kind(decls: dict, kind: str, many: bool | None = None) -> list:
+    return [(k, d) for k, d in decls.items() if d.kind == kind and (many is None or d.many == many)]
+
+
 @dataclass
 class AttackSpec:
     """An attack in a configuration: a registry name, its parameters, optional θ values and a label.
 
     ``rates``: None for the attack's default θ, one value, or several (a sweep: one attack per
-    θ, labelled ``label@θ``). ``label`` names it in reports (default: the name; a pipeline's
-    default is its steps joined by ``+``, e.g. ``homoglyph@0.5+whitespace``).
+    θ, labelled ``label@θ``). ``label`` names it in reports (default: the name; a sequence's
+    default is its members' labels joined by ``+``, e.g. ``a@0.5+b``).
     """
 
     name: str
     params: dict = field(default_factory=dict)
     rates: list | None = None
     label: str | None = None
+    #: an attack object given in Python (``RunConfig(attacks=[Homoglyph(rate=0.3)])``): run as a clone of it,
+    #: with its own seed; ``name`` is then its class's import path
+    obj: Any = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def of(cls, attack) -> "AttackSpec":
+        """The spec of an Attack object (its parameters, seed included, travel with the object)."""
+        from humanize._registry import class_path
+
+        return cls(class_path(attack), {}, None, None, obj=attack)
 
     def base_label(self) -> str:
         if self.label:
             return self.label
-        if self.name == "pipeline":
-            return "+".join(step.step_label() for step in self.steps())
-        from humanize import attacks
-
+        own = getattr(self.obj, "name", None)
+        if isinstance(own, str) and own:  # an object given in Python: its class's name
+            return own
         with stored_names(self):
+            joined = [k for k, d in _of_kind(declared(self.name), "attack", many=True) if d.label]
+            if joined and self.obj is None:
+                return "+".join(m.step_label() for m in self.members(joined[0]))
+            from humanize import attacks
+
             return component_label(self.name, attacks)
 
     def step_label(self) -> str:
-        """The label inside a pipeline's label: the name, with its θ when one is set."""
+        """The label inside a sequence's label: the name, with its θ when one is set."""
         rate = self.rates[0] if self.rates else self.params.get("rate")
+        if self.obj is not None and getattr(self.obj, "has_rate", False):
+            rate = getattr(self.obj, "rate", None)
         return self.label or (f"{self.base_label()}@{rate:g}" if is_number(rate) else self.base_label())
 
     def expand(self) -> list[tuple[str, dict]]:
@@ -79,13 +123,16 @@ class AttackSpec:
             return [(base, {**self.params, "rate": self.rates[0]})]
         return [(f"{base}@{r:g}", {**self.params, "rate": r}) for r in self.rates]
 
-    def steps(self) -> list["AttackSpec"]:
-        """A pipeline's steps as specs (names, tables or specs are accepted)."""
-        steps = self.params.get("steps")
-        if isinstance(steps, (str, dict)) or not isinstance(steps, (list, tuple)) or not steps:
-            raise ConfigError(f"attack 'pipeline': steps must be a non-empty list of attack names or tables, "
-                              f"got {show(steps)}")
-        return [s if isinstance(s, AttackSpec) else attack_spec(s, "pipeline step") for s in steps]
+    def members(self, key: str) -> list["AttackSpec"]:
+        """The attacks a member-list parameter holds, as specs (names, tables, specs and objects are accepted)."""
+        from humanize.attacks import Attack
+
+        items = self.params.get(key)
+        if isinstance(items, (str, dict)) or not isinstance(items, (list, tuple)) or not items:
+            raise ConfigError(f"attack {self.name!r}: {key} must be a non-empty list of attack names or tables, "
+                              f"got {show(items)}")
+        return [i if isinstance(i, AttackSpec) else AttackSpec.of(i) if isinstance(i, Attack)
+                else attack_spec(i, f"{self.name} member") for i in items]
 
     def check(self, where: str = "attack") -> None:
         """Types of the spec's own fields (the attack checks its parameters' values)."""
@@ -102,43 +149,83 @@ class AttackSpec:
             for r in self.rates:
                 if not is_number(r):
                     raise ConfigError(f"attack {self.name!r}: every rate must be a number in [0, 1], got {show(r)}")
-        if self.name == "pipeline":
-            if self.rates or "rate" in self.params:
-                raise ConfigError("attack 'pipeline' has no rate θ of its own, so a rate sweep does not apply; "
-                                  "give each step its own rate")
-            extra = sorted(set(self.params) - {"steps"})
-            if extra:
-                raise ConfigError(f"attack 'pipeline' takes only 'steps' (and 'label'), got {extra}")
-            for step in self.steps():
-                step.check("pipeline step")
-                if step.rates is not None and len(step.rates) > 1:
-                    raise ConfigError(f"pipeline step {step.name!r}: one rate per step (a sweep inside a "
-                                      f"pipeline is not supported), got {list(step.rates)}")
+        if self.obj is not None:
+            return
+        cls = attack_class(self.name)
+        if cls is None:
+            return  # the name check says what is wrong
+        renamed = [k for k in getattr(cls, "_renamed_params", {}) if k in self.params]
+        if renamed:
+            new = cls._renamed_params
+            raise ConfigError(f"attack {self.name!r}: " + "; ".join(f"{k!r} is now {new[k]!r}" for k in renamed))
+        if getattr(cls, "has_rate", True) is False and "rate" not in cls._param_tuple() and (
+                self.rates or "rate" in self.params):
+            raise ConfigError(f"attack {self.name!r} has no rate θ of its own, so a rate sweep does not apply; "
+                              "give each of its attacks its own rate")
+        for key, _ in _of_kind(cls.component_params(), "attack", many=True):
+            if key not in self.params:
+                continue
+            for member in self.members(key):
+                member.check(f"{self.name} member")
+                if member.rates is not None and len(member.rates) > 1:
+                    raise ConfigError(f"{self.name} member {member.name!r}: one rate per member (a sweep inside "
+                                      f"{self.name!r} is not supported), got {list(member.rates)}")
 
     def build(self, seed: int, params: dict | None = None, train_fraction: float = 0.5, targets: dict | None = None):
         """The attack for ``params`` (one θ of :meth:`expand`; default: the spec's own), seeded.
 
-        ``train_fraction`` is the run's: an attack that trains on a dataset (HMGC's
-        ``train``, RAFT's ``target_train``) uses the run's train split, so it never
+        ``train_fraction`` is the run's: an attack that trains on a dataset (a ``training_set``
+        parameter: HMGC's ``train``, RAFT's ``target_train``) uses the run's train split, so it never
         trains on a document the run tests on (:func:`align_train_split`).
         ``targets``: the run's :class:`~humanize.detectors.Target` by detector label, for the
         parameters that name one as ``{run_detector = "label"}`` (:func:`substitute_targets`).
+        An object given in Python is run as a clone of it (its own seed).
         """
+        if self.obj is not None:
+            from sklearn.base import clone
+
+            return clone(self.obj)
         from humanize import attacks
 
         params = dict(self.params if params is None else params)
         if run_detector_refs(params):
             params = substitute_targets(params, targets or {}, self.name)
-        params = align_train_split(params, train_fraction)
-        if self.name == "pipeline":  # the config's `steps` are the registered pipeline's `attacks`, each seeded
-            return attacks.get("pipeline", attacks=build_each(self.steps(), seed, train_fraction))
-        if self.name == "blend" and isinstance(params.get("attacks"), (list, tuple)):
-            # each blended attack is a spec of its own (a name or a table), seeded by the run
-            params["attacks"] = build_each([attack_spec(a, "blended attack") if isinstance(a, (str, dict)) else a
-                                            for a in params["attacks"]], seed, train_fraction)
-        if self.name == "impose_format" and "profile" in params:
-            params["profile"] = resolve_profile(params["profile"], seed)
-        return attacks.get(self.name, **{"seed": seed, **params})
+        params = run_values(self.name, params, seed, train_fraction, targets)
+        cls = attacks.resolve(self.name)
+        if "seed" in cls._param_tuple():
+            params = {"seed": seed, **params}
+        return attacks.get(self.name, **params)
+
+    def to_dict(self) -> dict:
+        """The spec as a configuration stores it (an object by its fingerprint, as a detector's)."""
+        from dataclasses import asdict
+
+        obj, self.obj = self.obj, None
+        try:
+            out = asdict(self)
+        finally:
+            self.obj = obj
+        out.pop("obj")
+        if obj is not None:
+            out["fingerprint"] = obj.fingerprint()
+        return out
+
+
+def run_values(name: str, params: dict, seed: int, train_fraction: float, targets: dict | None = None) -> dict:
+    """``params`` with the run's values put into the component parameters the class of ``name`` declares:
+    members built with the run's seed, training sets on the run's split, a format profile fitted (module
+    docstring). A member given as one table (QPA's ``attack``) gets the same, and is built by its owner."""
+    params = align_train_split(name, params, train_fraction)
+    for key, decl in declared(name).items():
+        value = params.get(key)
+        if decl.kind == "attack" and decl.many and isinstance(value, (list, tuple)):
+            spec = AttackSpec(name, {key: value})
+            params[key] = [m.build(seed, m.expand()[0][1], train_fraction, targets) for m in spec.members(key)]
+        elif decl.kind == "attack" and isinstance(value, dict) and attack_class(value.get("name")) is not None:
+            params[key] = run_values(value["name"], dict(value), seed, train_fraction, targets)
+        elif decl.kind == "format_profile" and value is not None:
+            params[key] = resolve_profile(value, seed, name)
+    return params
 
 
 def stored_names(spec):
@@ -213,15 +300,6 @@ def substitute_targets(params: dict, targets: dict, owner: str) -> dict:
     return out
 
 
-#: The parameters by which an attack names the detector it queries while it rewrites (its *guide*):
-#: Adversarial Paraphrasing's ``guide``, RAFT's ``target``, HMGC's ``surrogate``.
-GUIDE_PARAMS = ("guide", "target", "surrogate")
-
-
-def _train_param(key: str) -> str:
-    return "target_train" if key == "target" else "train"
-
-
 def _as_detector_spec(value):
     """``(name, params)`` of a guide given as a detector name or a table ``{name = ..., **params}``, else None."""
     if isinstance(value, str) and value:
@@ -233,20 +311,27 @@ def _as_detector_spec(value):
     return None
 
 
-def share_run_guides(params: dict, detectors: list) -> dict:
-    """``params`` with each guide parameter (:data:`GUIDE_PARAMS`) that is exactly one of the run's detectors
-    (the same name and parameters) replaced by ``{run_detector = "label"}``, so the guide is the run's own
-    detector: built (and, when learnable, fit on the run's train split) once, and scored with. Shared only when
-    the attack names no training set of its own (``train``; RAFT's ``target_train``): a guide given one
-    (TH-Bench's matched ``train = "demo"`` or a mismatched set) is the attack's own copy, fit on that. A
-    wrapper's inner attack (QPA's ``attack``) too."""
+def _inner_tables(name: str, params: dict):
+    """``(key, table)`` of each member given as one table ``{name = ...}`` (QPA's ``attack``)."""
+    for key, decl in _of_kind(declared(name), "attack", many=False):
+        value = params.get(key)
+        if isinstance(value, dict) and attack_class(value.get("name")) is not None:
+            yield key, value
+
+
+def share_run_guides(name: str, params: dict, detectors: list) -> dict:
+    """``params`` with each ``detector`` parameter of the class of ``name`` that is exactly one of the run's
+    detectors (the same name and parameters) replaced by ``{run_detector = "label"}``, so the guide is the run's
+    own detector: built (and, when learnable, fit on the run's train split) once, and scored with. Shared only
+    when the attack names no training set of its own for it (the ``train`` its declaration pairs it with: HMGC's
+    ``train``, RAFT's ``target_train``): a guide given one (TH-Bench's matched ``train = "demo"`` or a mismatched
+    set) is the attack's own copy, fit on that. A member given as one table (QPA's ``attack``) too."""
     out = dict(params)
-    inner = out.get("attack")
-    if isinstance(inner, dict):
-        out["attack"] = share_run_guides(inner, detectors)
-    for key in GUIDE_PARAMS:
+    for key, inner in _inner_tables(name, out):
+        out[key] = share_run_guides(inner["name"], inner, detectors)
+    for key, decl in _of_kind(declared(name), "detector"):
         spec = _as_detector_spec(out.get(key))
-        if spec is None or out.get(_train_param(key)) is not None:
+        if spec is None or (decl.train is not None and out.get(decl.train) is not None):
             continue
         for det in detectors:
             if getattr(det, "obj", None) is None and det.name == spec[0] and det.params == spec[1]:
@@ -263,10 +348,12 @@ def guide_label(attack, targets: dict) -> str | None:
     from humanize.detectors.target import Target
 
     if isinstance(attack, dict):  # a wrapper's inner attack given as a table
-        params = attack
+        params, decls = attack, declared(attack.get("name"))
+    elif callable(getattr(attack, "get_params", None)) and callable(getattr(attack, "component_params", None)):
+        params, decls = attack.get_params(deep=False), attack.component_params()
     else:
-        params = attack.get_params(deep=False) if callable(getattr(attack, "get_params", None)) else {}
-    for key in GUIDE_PARAMS:
+        return None
+    for key, _ in _of_kind(decls, "detector"):
         if key not in params:
             continue
         value = params[key]
@@ -280,29 +367,27 @@ def guide_label(attack, targets: dict) -> str | None:
         spec = _as_detector_spec(value)
         if spec is not None:
             return f"{spec[0]} (own)"
-    inner = params.get("attack")
-    return guide_label(inner, targets) if inner is not None and inner is not attack else None
+    for key, _ in _of_kind(decls, "attack", many=False):
+        inner = params.get(key)
+        if inner is not None and inner is not attack:
+            found = guide_label(inner, targets)
+            if found is not None:
+                return found
+    return None
 
 
-def build_each(items: list, seed: int, train_fraction: float) -> list:
-    """Each spec built at its own parameters (a pipeline's steps, a blend's attacks); attack objects as given."""
-    return [a.build(seed, a.expand()[0][1], train_fraction) if isinstance(a, AttackSpec) else a for a in items]
-
-
-#: Attack parameters that name a training set (see humanize.attacks.wordsub.targets).
-TRAIN_PARAMS = ("train", "target_train")
-
-
-def align_train_split(params: dict, train_fraction: float) -> dict:
-    """Training-set parameters on the run's split: a dataset name or table gets the run's ``train_fraction``.
+def align_train_split(name: str, params: dict, train_fraction: float) -> dict:
+    """The ``training_set`` parameters of the class of ``name`` on the run's split: a dataset name or table
+    gets the run's ``train_fraction`` (a member given as one table, QPA's ``attack``, too).
 
     The split rule (:func:`humanize._split.in_train_split`) is keyed on the
     seed (the run passes its own to every attack) and the fraction; the default fraction (0.5)
     leaves a bare dataset name as given, so its results keep their fingerprint.
     """
-    if isinstance(params.get("attack"), dict):  # a wrapper's inner attack (QPA)
-        params["attack"] = align_train_split(dict(params["attack"]), train_fraction)
-    for key in TRAIN_PARAMS:
+    params = dict(params)
+    for key, inner in _inner_tables(name, params):
+        params[key] = align_train_split(inner["name"], inner, train_fraction)
+    for key, _ in _of_kind(declared(name), "training_set"):
         value = params.get(key)
         if isinstance(value, str) and train_fraction != 0.5:
             params[key] = {"dataset": value, "fraction": train_fraction}
@@ -311,39 +396,39 @@ def align_train_split(params: dict, train_fraction: float) -> dict:
     return params
 
 
-def resolve_profile(value: Any, seed: int):
+def resolve_profile(value: Any, seed: int, owner: str):
     """A FormatProfile from a config value: a profile, its fields as a table, or ``{fit=..., label=...}``."""
     from humanize.attacks import FormatProfile
 
     if isinstance(value, FormatProfile):
         return value
     if not isinstance(value, dict):
-        raise ConfigError("impose_format: profile must be a table of FormatProfile fields (FormatProfile.to_dict()) "
+        raise ConfigError(f"{owner}: profile must be a table of FormatProfile fields (FormatProfile.to_dict()) "
                           f"or {{fit = DATASET, label = \"human\"|\"machine\"}}, got {show(value)}")
     if "fit" not in value:
         try:
             return FormatProfile.from_dict(value)
         except (TypeError, ValueError) as err:
-            raise ConfigError(f"impose_format: {err}") from None
+            raise ConfigError(f"{owner}: {err}") from None
     spec = dict(value)
     dataset, label, n = spec.pop("fit"), spec.pop("label", None), spec.pop("n", None)
     filters = dict(spec.pop("filters", {}) or {})
     censor = spec.pop("censor_last_line", True)
     filters.update(spec)
     if not isinstance(dataset, str):
-        raise ConfigError(f"impose_format: profile fit must be a dataset name, got {show(dataset)}")
+        raise ConfigError(f"{owner}: profile fit must be a dataset name, got {show(dataset)}")
     if label not in ("human", "machine"):
-        raise ConfigError(f"impose_format: profile label must be 'human' or 'machine', got {show(label)}")
+        raise ConfigError(f"{owner}: profile label must be 'human' or 'machine', got {show(label)}")
     if n is not None and (not is_int(n) or n < 1):
-        raise ConfigError(f"impose_format: profile n must be an int >= 1 (or omitted for every text), got {show(n)}")
+        raise ConfigError(f"{owner}: profile n must be an int >= 1 (or omitted for every text), got {show(n)}")
     if not isinstance(censor, bool):
-        raise ConfigError(f"impose_format: profile censor_last_line must be a bool, got {show(censor)}")
+        raise ConfigError(f"{owner}: profile censor_last_line must be a bool, got {show(censor)}")
     key = json.dumps([dataset, label, n, filters, censor, sampling_seed(seed) if n else None], sort_keys=True)
-    return _fitted_profile(key)
+    return _fitted_profile(key, owner)
 
 
 @lru_cache(maxsize=8)
-def _fitted_profile(key: str):
+def _fitted_profile(key: str, owner: str):
     """Fit once per (dataset, label, filters, n, seed): every θ of a sweep shares the profile."""
     from humanize.attacks import FormatProfile
 
@@ -351,16 +436,16 @@ def _fitted_profile(key: str):
 
     dataset, label, n, filters, censor, seed = json.loads(key)
     if dataset not in available_datasets():
-        raise ConfigError(f"impose_format: unknown profile dataset {dataset!r}; available: "
+        raise ConfigError(f"{owner}: unknown profile dataset {dataset!r}; available: "
                           f"{', '.join(available_datasets())}")
     try:
         df = load_dataset(dataset, **filters)
     except (TypeError, ValueError) as err:
-        raise ConfigError(f"impose_format: profile dataset {dataset!r}: {err}") from None
+        raise ConfigError(f"{owner}: profile dataset {dataset!r}: {err}") from None
     df = df[(df["attack"].fillna("none") == "none") & (df["label"] == label)]
     df = df[df["generation"].map(lambda t: isinstance(t, str))]
     if df.empty:
-        raise ConfigError(f"impose_format: dataset {dataset!r} with filters {filters} has no clean {label} texts "
+        raise ConfigError(f"{owner}: dataset {dataset!r} with filters {filters} has no clean {label} texts "
                           "to fit a profile on")
     if n is not None and len(df) > n:
         df = df.sort_values("id").sample(n=n, random_state=seed)

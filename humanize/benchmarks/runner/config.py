@@ -5,7 +5,7 @@ make a sweep), the detectors, the quality meters, the sample size, the seed and
 the device. :meth:`RunConfig.validate` checks every field's type and range (strictly:
 a bool is not an int, a str is not a number) and every name, before any work, with a
 :class:`ConfigError` naming the field, the value and what is allowed. Attacks that need
-more than a registry name (``impose_format``'s profile, ``pipeline``) are described in
+more than a registry name (members, guides, training sets, profiles) are described in
 :mod:`.attack_spec`.
 """
 
@@ -187,11 +187,12 @@ class RunConfig:
             assign_detector_labels(self.detectors)
 
     def to_dict(self) -> dict:
-        detectors, self.detectors = self.detectors, []
+        attacks, detectors, self.attacks, self.detectors = self.attacks, self.detectors, [], []
         try:
             d = asdict(self)
         finally:
-            self.detectors = detectors
+            self.attacks, self.detectors = attacks, detectors
+        d["attacks"] = [s.to_dict() if isinstance(s, AttackSpec) else s for s in attacks]
         d["detectors"] = [s.to_dict() if isinstance(s, DetectorSpec) else s for s in detectors]
         d["fprs"] = list(self.fprs) if isinstance(self.fprs, (list, tuple)) else self.fprs
         return d
@@ -219,11 +220,16 @@ class RunConfig:
     def validate(self) -> "RunConfig":
         """Check every field's type and range, and every name, before any work (:class:`ConfigError`).
         The plug-in files are loaded first, so their components' names resolve. A Detector object
-        among ``detectors`` becomes its :meth:`DetectorSpec.of`."""
+        among ``detectors`` becomes its :meth:`DetectorSpec.of`, an Attack object among ``attacks`` its
+        :meth:`AttackSpec.of` (a name or a table its :func:`.attack_spec.attack_spec`)."""
+        from humanize.attacks import Attack
         from humanize.detectors.base import Detector
 
         if isinstance(self.detectors, (list, tuple)):
             self.detectors = [DetectorSpec.of(d) if isinstance(d, Detector) else d for d in self.detectors]
+        if isinstance(self.attacks, (list, tuple)):  # one grammar: objects, names and tables, as in a config file
+            self.attacks = [AttackSpec.of(a) if isinstance(a, Attack) else attack_spec(a) if isinstance(a, (str, dict))
+                            else a for a in self.attacks]
         self._check_fields()
         self.load_plugins()  # an import-path detector's own name is its plain label
         assign_detector_labels(self.detectors)
@@ -240,8 +246,8 @@ class RunConfig:
             return  # _check_fields names the problem
         specs = [d for d in self.detectors if isinstance(d, DetectorSpec)]
         for spec in self.attacks:
-            if isinstance(spec, AttackSpec) and isinstance(spec.params, dict):
-                spec.params = share_run_guides(spec.params, specs)
+            if isinstance(spec, AttackSpec) and isinstance(spec.params, dict) and spec.obj is None:
+                spec.params = share_run_guides(spec.name, spec.params, specs)
 
     def load_plugins(self) -> list:
         """Import the configured plug-in files (once per process)."""
@@ -383,7 +389,8 @@ class RunConfig:
                 raise ConfigError(f"each attack must be an AttackSpec, got {show(spec)}")
             spec.check()
             try:
-                attacks.resolve(spec.name)
+                if spec.obj is None:  # an object given in Python is its own class
+                    attacks.resolve(spec.name)
             except (TypeError, ValueError) as err:
                 raise ConfigError(str(err)) from None
             for label, params in spec.expand():
@@ -535,7 +542,9 @@ def config_from_stored(data: dict) -> RunConfig:
     # a stored configuration is data: the plug-in files it names are never loaded from it (issue #35);
     # the manifest keeps their records, against which files given with --plugin are checked
     values["plugins"] = []
-    values["attacks"] = [a if isinstance(a, AttackSpec) else AttackSpec(**a) for a in values.get("attacks", [])]
+    values["attacks"] = [a if isinstance(a, AttackSpec) else AttackSpec(**{k: v for k, v in a.items()
+                                                                          if k in ("name", "params", "rates", "label")})
+                         for a in values.get("attacks", [])]
     values["detectors"] = [d if isinstance(d, DetectorSpec) else DetectorSpec(**{k: v for k, v in d.items()
                                                                                 if k in ("name", "params", "label")})
                            for d in values.get("detectors", [])]
@@ -595,19 +604,23 @@ def load_config(path: str | Path) -> RunConfig:
 DEMO_DETECTORS = ["log_likelihood", "log_rank", "entropy", "gltr", "lrr", "fast_detectgpt", "tfidf_lr",
                   "surface_probe"]
 
-#: The demo's model-based attacks, each on a small budget so that the demo stays within 6 minutes on 2 CPU
-#: cores (``benchmarks/bench_runner.py`` measures it): a word-level one (RAID's synonym swap of about 10% of the
+#: The demo's model-based attacks (``humanize/data/demo/model_attacks.json``: data, so that the runner names no
+#: attack), each on a small budget so that the demo stays within 6 minutes on 2 CPU cores
+#: (``benchmarks/bench_runner.py`` measures it): a word-level one (RAID's synonym swap of about 10% of the
 #: content words, ranked by Gemma 3 270M) and a rewriting one (the first sentence of each document paraphrased by
-#: Qwen2.5-Coder-0.5B-Instruct). Neither model is one the detectors or the perplexity meter score with
+#: Qwen2.5-Coder-0.5B-Instruct, at most 80 new tokens: a demo sentence is under 60; a rambling answer is cut,
+#: counted in truncated_chunks). Neither model is one the detectors or the perplexity meter score with
 #: (SmolLM2-135M), so no detector sees an attack's own model (issue #19 §4).
-DEMO_REWRITER = "qwen2.5-coder-0.5b-instruct"  # humanize.models.DEFAULT_CHAT_LM, named here for the config key
-DEMO_MODEL_ATTACKS = (
-    ("synonym", {"rate": 0.1}, "synonym@0.1"),
-    # at most 80 new tokens: a demo sentence is under 60; a rambling answer is cut (counted in truncated_chunks)
-    ("paraphrase", {"chunk_sentences": 1, "max_chunks": 1,
-                    "paraphraser": {"backend": "local", "model": DEMO_REWRITER, "max_new_tokens": 80}},
-     "paraphrase_1st_sentence"),
-)
+DEMO_MODEL_ATTACKS = "demo/model_attacks.json"
+DEMO_REWRITER = "qwen2.5-coder-0.5b-instruct"  # humanize.models.DEFAULT_CHAT_LM, named in that file for the config key
+
+
+def demo_model_attacks() -> list[AttackSpec]:
+    """The specs of :data:`DEMO_MODEL_ATTACKS` (name, parameters, label), read afresh."""
+    from humanize._data import DATA_DIR
+
+    entries = json.loads((DATA_DIR / DEMO_MODEL_ATTACKS).read_text(encoding="utf-8"))
+    return [AttackSpec(e["name"], dict(e["params"]), label=e["label"]) for e in entries]
 
 
 def demo_config(n: int = 40, seed: int = 0, db: str = "humanize-bench-out/demo.sqlite", *,
@@ -623,7 +636,7 @@ def demo_config(n: int = 40, seed: int = 0, db: str = "humanize-bench-out/demo.s
 
     attacks = [AttackSpec(a) for a in RULE_BASED]
     if model_attacks:
-        attacks += [AttackSpec(name, dict(params), label=label) for name, params, label in DEMO_MODEL_ATTACKS]
+        attacks += demo_model_attacks()
     return RunConfig(
         dataset="demo", n=n, seed=seed, attacks=attacks, per_domain=per_domain,
         detectors=[DetectorSpec(d) for d in DEMO_DETECTORS], db=db,

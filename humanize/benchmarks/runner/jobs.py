@@ -36,8 +36,8 @@ def _as_attack(attack):
 
 
 def attack_kind(attack) -> str:
-    """``"task"`` when the attack loads no model (its class says so: ``needs_model``; a pipeline or
-    a blend asks its parts), else ``"model"`` (actor pools). ``attack``: an Attack or an AttackSpec
+    """``"task"`` when the attack loads no model (its class says so: ``needs_model``; a composite
+    asks its parts), else ``"model"`` (actor pools). ``attack``: an Attack or an AttackSpec
     (built with seed 0 to ask)."""
     return "model" if getattr(_as_attack(attack), "needs_model", True) else "task"
 
@@ -112,7 +112,7 @@ def _no_gc():
 
 def attack_batches(attack) -> bool:
     """Whether the runner attacks a batch of documents with one ``attack.batch`` call: the attack's class
-    says so (``batches``: the rewriting attacks; a pipeline or a blend asks its parts). ``attack``: an
+    says so (``batches``: the rewriting attacks; a composite asks its parts). ``attack``: an
     Attack or an AttackSpec (built with seed 0 to ask)."""
     return bool(getattr(_as_attack(attack), "batches", False))
 

@@ -14,7 +14,8 @@ An attack that learns (HMGC's surrogate, RAFT's target) may name its training se
 The attacks live below the benchmarks and import nothing from them, so
 :func:`dataset_training_set` reaches them through the core hook
 :func:`humanize._providers.set_training_sets`, installed when
-:mod:`humanize.benchmarks` is imported. :func:`build_target` builds a
+:mod:`humanize.benchmarks` is imported (the packaged demo set needs no hook: the
+core reads it, by the same rule, :func:`humanize._providers.training_texts`). :func:`build_target` builds a
 :class:`~humanize.detectors.target.Target` from a detector and a dataset name,
 here, above the attack layer.
 """
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from humanize._split import group_split, sampling_seed
+from humanize._providers import training_spec, training_texts
 from humanize.detectors.target import Target
 
 __all__ = ["build_target", "dataset_training_set"]
@@ -30,7 +31,7 @@ __all__ = ["build_target", "dataset_training_set"]
 
 def dataset_training_set(train: Any, seed: int, owner: str = "attack") -> tuple[list[str], list[str]]:
     """``(texts, labels)`` of a dataset-named training set (a name or a table, see the module docstring)."""
-    from humanize.attacks.wordsub.targets import check_train_spec
+    from humanize.attacks.targets import check_train_spec
 
     from ..data import available_datasets, load_dataset
 
@@ -38,32 +39,14 @@ def dataset_training_set(train: Any, seed: int, owner: str = "attack") -> tuple[
     if not isinstance(train, (str, dict)):
         raise TypeError(f"{owner}: a dataset-named training set is a name or a table {{dataset = ...}}, "
                         f"got {type(train).__name__}")
-    spec = {"dataset": train} if isinstance(train, str) else dict(train)
-    dataset = spec.pop("dataset")
-    fraction = spec.pop("fraction", 0.5)
-    split = spec.pop("split", "train")
-    n = spec.pop("n", None)
+    dataset, fraction, split, n, filters = training_spec(train)
     if dataset not in available_datasets():
         raise ValueError(f"{owner}: unknown train dataset {dataset!r}; available: {', '.join(available_datasets())}")
     try:
-        df = load_dataset(dataset, **spec)
+        df = load_dataset(dataset, **filters)
     except TypeError as err:
         raise TypeError(f"{owner}: train dataset {dataset!r}: {err}") from None
-    df = df[(df["attack"].fillna("none") == "none") & df["generation"].map(lambda t: isinstance(t, str))]
-    if split == "train":
-        df = df[[p == "train" for p in group_split(df["source_id"], df["generation"], seed, fraction).parts]]
-    parts = []
-    for label in ("human", "machine"):
-        part = df[df["label"] == label].sort_values("id")
-        if n is not None and len(part) > n:
-            part = part.sample(n=n, random_state=sampling_seed(seed))
-        parts.append(part)
-    texts = [t for p in parts for t in p["generation"]]
-    labels = [lab for p in parts for lab in p["label"]]
-    if len(set(labels)) < 2:
-        raise ValueError(f"{owner}: train dataset {dataset!r} ({split} split) has no "
-                         f"{'human' if 'machine' in labels else 'machine'} texts to fit on")
-    return texts, labels
+    return training_texts(df, dataset, fraction, split, n, seed, owner)
 
 
 def build_target(detector: Any, train: Any = None, *, seed: int = 0) -> Target:
@@ -75,7 +58,7 @@ def build_target(detector: Any, train: Any = None, *, seed: int = 0) -> Target:
     ``(texts, labels)``. A zero-shot detector ignores ``train``. The same Target handed to
     an attack (``RAFT(target=t)``, ``HMGC(surrogate=t)``) and to scoring queries one fit.
     """
-    from humanize.attacks.wordsub.targets import build_detector, check_train_spec
+    from humanize.attacks.targets import build_detector, check_train_spec
 
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise TypeError(f"build_target: seed must be an int, got {type(seed).__name__}")

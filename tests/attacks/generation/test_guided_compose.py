@@ -10,7 +10,7 @@ from humanize.attacks import apply_edits, get
 from humanize.attacks.blend import Blend
 from humanize.attacks.generation.guided import AdversarialParaphrase
 from humanize.attacks.wordsub.constraints import SwapValidity
-from humanize.attacks.wordsub.text_constraints import TextConstraint
+from humanize.attacks.text_constraints import TextConstraint
 from humanize.cost import CostMeter
 from humanize.generation.base import report_usage
 from humanize.generation.local import LocalChat

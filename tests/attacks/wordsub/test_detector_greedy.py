@@ -178,7 +178,7 @@ def test_same_output_alone_in_a_batch_and_in_another_order():
 # -- detector access (targets.py) -------------------------------------------------------------------------------
 
 def test_a_learnable_detector_is_fit_on_the_train_split_once_and_never_in_place():
-    from humanize.attacks.wordsub.targets import ready_detector, training_set
+    from humanize.attacks.targets import ready_detector, training_set
     from humanize.benchmarks.data import load_demo
     from humanize._split import in_train_split
     from humanize.detectors import TfidfLogReg

@@ -213,7 +213,7 @@ def test_gradient_importance_is_a_permutation_and_zero_past_the_window(tiny_lm_d
 
 def test_matched_and_mismatched_training_sets_never_hold_a_tested_document(demo):
     from humanize.attacks.wordsub import HMGC
-    from humanize.attacks.wordsub.targets import training_set
+    from humanize.attacks.targets import training_set
     from humanize.benchmarks.runner.config import RunConfig
     from humanize._split import in_train_split
     from humanize.benchmarks.runner import sample_rows

@@ -92,7 +92,7 @@ def test_raft_and_hmgc_hand_the_target_to_their_parts():
 
 
 def test_build_target_gives_the_fit_an_attack_naming_the_dataset_gets():
-    from humanize.attacks.wordsub.targets import ready_detector
+    from humanize.attacks.targets import ready_detector
     from humanize.benchmarks import build_target
 
     spec = {"dataset": "demo", "n": 40}

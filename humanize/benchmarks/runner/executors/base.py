@@ -26,7 +26,7 @@ Item = tuple
 class Job:
     """What a stage asks of an executor.
 
-    ``name``: readable, for progress bars and failure reports (``"attack homoglyph@0.5"``).
+    ``name``: readable, for progress bars and failure reports (``"attack <label>@0.5"``).
     ``factory``: builds the worker state; called once per worker (a model loads once per actor).
     ``apply``: ``(state, payloads) -> results``, one result per payload, in order.
     ``kind``: ``"task"`` for cheap, stateless work (rule attacks: remote tasks), ``"model"`` for

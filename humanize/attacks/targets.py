@@ -1,4 +1,6 @@
-"""Detectors inside an attack: RAFT's black-box target and HMGC's surrogate.
+"""Detectors inside an attack: RAFT's black-box target, HMGC's surrogate, Adversarial Paraphrasing's guide.
+
+Shared by the word-level attacks (:mod:`.wordsub`) and the rewriting ones (:mod:`.generation`).
 
 A detector is given as a :class:`~humanize.detectors.target.Target` (queried as
 is: the attack never refits it, and the caller's object is the one queried, so
@@ -10,10 +12,10 @@ than as a Target is fit on ``train``:
 - an explicit ``(texts, labels)`` pair;
 - a dataset name (``"demo"``) or a table ``{"dataset": "demo", "fraction": 0.5,
   "split": "train" | "all", "n": 200, **loader filters}``: the clean texts of the
-  dataset's train split with the attack's seed (:mod:`humanize.benchmarks.runner.targets`),
-  loaded by the benchmarks layer through the core hook
-  :func:`humanize._providers.training_set` (this layer imports nothing from the
-  benchmarks: without ``import humanize.benchmarks`` a dataset name is a clear error).
+  dataset's train split with the attack's seed, through the core hook
+  :func:`humanize._providers.training_set`: the packaged demo set is read there, any other
+  dataset by the benchmarks layer once it is imported (this layer imports nothing from the
+  benchmarks: without ``import humanize.benchmarks`` another dataset name is a clear error).
 
 Fitted detectors are kept per process (as Targets), keyed on the detector's
 fingerprint, the training set and the seed, so the θ values of a sweep share one fit.

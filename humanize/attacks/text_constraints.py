@@ -1,9 +1,12 @@
 """Constraints on the changed text, checked per sentence (TH-Bench QPA, Appendix G; HMGC's similarity floor).
 
+Shared by the word-level attacks (:mod:`.wordsub`) and the rewriting ones (:mod:`.generation`), neither of
+which imports the other.
+
 A :class:`TextConstraint` compares sentences of the original with the same
 sentences after some swaps, a batch at a time: ``values(originals, variants)``
 gives the measured quantity, ``check`` whether each pair passes. TH-Bench's QPA
-constraints (:func:`qpa_constraints`): perplexity and Flesch reading ease of the
+constraints (:func:`sentence_constraints`): perplexity and Flesch reading ease of the
 sentence change by less than 5%, semantic similarity above 0.95. The measures
 are the library's quality meters, so a test can recompute them from scratch.
 
@@ -20,11 +23,11 @@ import numpy as np
 
 from humanize._params import ParamsMixin
 from humanize._validation import Interval
-from humanize.models import DEFAULT_CAUSAL_LM, DEFAULT_RANKING_LM, DEFAULT_SENTENCE_ENCODER
+from humanize.models import DEFAULT_CAUSAL_LM, DEFAULT_SENTENCE_ENCODER
 
 
 __all__ = ["TextConstraint", "SentenceSimilarity", "SentenceEntailment", "PerplexityChange", "FleschChange", "MaxWordsChanged",
-           "qpa_constraints", "relative_change"]
+           "sentence_constraints", "relative_change"]
 
 
 def relative_change(before: np.ndarray, after: np.ndarray) -> np.ndarray:
@@ -157,27 +160,12 @@ class MaxWordsChanged(ParamsMixin):
         return int(math.floor(self.max_share * n_words + 1e-9))
 
 
-def qpa_constraints(max_ppl_change: float = 0.05, max_flesch_change: float = 0.05, min_similarity: float = 0.95,
-                    lm: Any = DEFAULT_CAUSAL_LM, encoder: Any = DEFAULT_SENTENCE_ENCODER,
-                    allowed_swaps: Any = ("synonym", "morphological"), context_margin: Any = "default",
-                    context_lm: Any = DEFAULT_RANKING_LM) -> list:
-    """TH-Bench's QPA constraints (Appendix G), cheapest first, plus the validity class of each swap.
-
-    ``allowed_swaps`` (issue #19 §3): every swap QPA keeps must be a WordNet synonym or a
-    morphological variant of the word it replaces (:class:`~.constraints.SwapValidity`): no
-    antonym, sister term or unrelated word, whatever the wrapped attack proposed. ``None`` gives
-    TH-Bench's three constraints alone.
-
-    ``context_margin`` (issue #33): every kept swap must also fit its sentence under ``context_lm``
-    (the word-level attacks' ranking model, not ``lm``, the perplexity meter's), within that many nats
-    (:class:`~.context.ContextFit`; ``"default"``: :data:`~.context.CONTEXT_MARGIN`; None: no check).
-    """
-    from .constraints import SwapValidity
-    from .context import CONTEXT_MARGIN, ContextFit
-
-    validity = [] if allowed_swaps is None else [SwapValidity(tuple(allowed_swaps))]
-    margin = CONTEXT_MARGIN if isinstance(context_margin, str) and context_margin == "default" else context_margin
-    if margin is not None:
-        validity.append(ContextFit(context_lm, margin))
-    return validity + [FleschChange(max_flesch_change), SentenceSimilarity(min_similarity, encoder),
-                       PerplexityChange(max_ppl_change, lm)]
+def sentence_constraints(max_ppl_change: float = 0.05, max_flesch_change: float = 0.05,
+                         min_similarity: float = 0.95, lm: Any = DEFAULT_CAUSAL_LM,
+                         encoder: Any = DEFAULT_SENTENCE_ENCODER) -> list:
+    """TH-Bench's three QPA constraints on a changed sentence (Appendix G), cheapest first: Flesch reading ease
+    and perplexity change by less than 5%, MiniLM similarity above 0.95. QPA adds the validity of each word
+    swap (:func:`humanize.attacks.wordsub.qpa_constraints`); a paraphrase (``constraints="qpa"`` of the guided
+    rewrite) is checked with these three alone."""
+    return [FleschChange(max_flesch_change), SentenceSimilarity(min_similarity, encoder),
+            PerplexityChange(max_ppl_change, lm)]
