@@ -380,7 +380,7 @@ def _jsonable(value):
 
 
 def _cmd_list(args) -> int:
-    from humanize import attacks, defenses, detectors
+    from humanize import attacks, defenses, detectors, quality
     from humanize.benchmarks import data as datasets
 
     try:
@@ -388,7 +388,8 @@ def _cmd_list(args) -> int:
     except Exception as err:  # noqa: BLE001 - a plug-in that fails to import: one line
         print(f"humanize-bench list: {_one_line(err)}", file=sys.stderr)
         return 2
-    registry = {"attacks": attacks, "detectors": detectors, "defenses": defenses, "datasets": datasets}[args.what]
+    registry = {"attacks": attacks, "detectors": detectors, "defenses": defenses, "datasets": datasets,
+                "meters": quality}[args.what]
     names = datasets.available_datasets() if args.what == "datasets" else registry.available()
     for name in names:
         try:
@@ -564,8 +565,8 @@ def build_parser() -> argparse.ArgumentParser:
     _plugin_argument(p)
     p.set_defaults(func=_cmd_attack)
 
-    p = sub.add_parser("list", help="list the registered attacks, detectors, datasets or defenses")
-    p.add_argument("what", choices=["attacks", "detectors", "datasets", "defenses"])
+    p = sub.add_parser("list", help="list the registered attacks, detectors, datasets, defenses or quality meters")
+    p.add_argument("what", choices=["attacks", "detectors", "datasets", "defenses", "meters"])
     p.add_argument("--origins", action="store_true",
                    help="say where each comes from for the built-in ones too (an entry point's package, a plug-in "
                         "file or a run-time registration is always said)")

@@ -223,8 +223,9 @@ def entailment(originals, attacked, model: Union[str, os.PathLike, LoadedModel] 
 
 
 class Entailment(PairMeter):
-    """Meaning kept, opt-in: bidirectional NLI over aligned sentence pairs (:func:`entailment_with_notes`);
-    columns ``entailment``, ``entailment_min``, ``contradiction`` and ``entailment_model`` (the resolved model).
+    """Meaning kept (opt-in): bidirectional NLI entailment over aligned sentence pairs.
+
+    :func:`entailment_with_notes`; columns ``entailment``, ``entailment_min``, ``contradiction`` and ``entailment_model`` (the resolved model).
 
     nli_model : the NLI classifier (hub id, directory or loaded model)
     batch_size : sentence pairs per forward pass

@@ -191,8 +191,9 @@ def edit_rate(original: str, attacked: str, max_chars: int = MAX_CHARS) -> tuple
 
 
 class RougeL(PairMeter):
-    """Lexical consistency (TH-Bench Table 2): ROUGE-L F1 of the attacked text against the original (:func:`rouge_l`);
-    column ``rouge_l``."""
+    """Lexical consistency: ROUGE-L F1 of the attacked text against the original (TH-Bench Table 2).
+
+    :func:`rouge_l`; column ``rouge_l``."""
 
     name = "rouge_l"
     default = True
@@ -212,8 +213,9 @@ class RougeL(PairMeter):
 
 
 class Flesch(PairMeter):
-    """Complexity (TH-Bench Table 2): Flesch reading ease of both texts (:func:`flesch_reading_ease`) and its
-    change; columns ``flesch_original``, ``flesch_attacked``, ``flesch_delta``."""
+    """Complexity: Flesch reading ease of both texts and its change (TH-Bench Table 2).
+
+    :func:`flesch_reading_ease`; columns ``flesch_original``, ``flesch_attacked``, ``flesch_delta``."""
 
     name = "flesch"
     default = True
@@ -235,8 +237,9 @@ class Flesch(PairMeter):
 
 
 class EditRate(PairMeter):
-    """How much of the text changed: word and character Levenshtein rates (:func:`edit_rate`); columns
-    ``word_edit_rate`` and ``char_edit_rate``."""
+    """How much of the text changed: word and character Levenshtein edit rates.
+
+    :func:`edit_rate`; columns ``word_edit_rate`` and ``char_edit_rate``."""
 
     name = "edit_rate"
     default = True

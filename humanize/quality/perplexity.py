@@ -136,8 +136,9 @@ def perplexity(texts, lm: Union[str, LoadedModel] = DEFAULT_CAUSAL_LM, *, batch_
 
 
 class Perplexity(PairMeter):
-    """Fluency (TH-Bench Section 3.3): the perplexity of the original and of the attacked text under ``lm``, and
-    their difference; columns ``perplexity_original``, ``perplexity_attacked``, ``perplexity_delta`` and
+    """Fluency: perplexity of both texts under a causal LM, and its change (TH-Bench Section 3.3).
+
+    Columns ``perplexity_original``, ``perplexity_attacked``, ``perplexity_delta`` and
     ``perplexity_model`` (the resolved model). Parameters as :func:`perplexity`'s."""
 
     name = "perplexity"

@@ -83,8 +83,9 @@ def semantic_similarity(originals, attacked, encoder: Union[str, LoadedModel] = 
 
 
 class Cosine(PairMeter):
-    """Semantic consistency (TH-Bench Section 3.3, "CS"): the cosine of the two texts' ``encoder`` embeddings;
-    columns ``cosine`` and ``cosine_model`` (the resolved encoder)."""
+    """Semantic consistency: cosine of the two texts' sentence embeddings (TH-Bench Section 3.3, "CS").
+
+    Columns ``cosine`` and ``cosine_model`` (the resolved encoder)."""
 
     name = "cosine"
     default = True

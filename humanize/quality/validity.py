@@ -475,8 +475,9 @@ def summarize_validity(frame: pd.DataFrame) -> pd.Series:
 
 
 class SwapValidity(PairMeter):
-    """Whether the word swaps keep the meaning (Morris et al. 2020, §4): :func:`swap_validity`'s columns, the
-    WordNet class of every swap and, with ``context_threshold``, whether it fits its sentence under ``lm``
+    """Validity of every word swap: its WordNet class and whether it fits its sentence (Morris et al. 2020, §4).
+
+    :func:`swap_validity`'s columns: the WordNet class of every swap and, with ``context_threshold``, whether it fits its sentence under ``lm``
     (:mod:`humanize.quality.context`); NaN with a note where WordNet is not installed.
 
     lm : the causal LM that scores each swap in its sentence (the perplexity meter's by default, which no

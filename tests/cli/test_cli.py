@@ -64,6 +64,14 @@ def test_list_commands(capsys):
     assert "zero_width_space" in out and "log_likelihood" in out and "demo" in out
 
 
+def test_list_meters_names_every_built_in_meter(capsys):
+    from humanize.quality import METERS, OPTIONAL_METERS
+
+    assert main(["list", "meters"]) == 0
+    listed = {line.split()[0] for line in capsys.readouterr().out.splitlines() if line.strip()}
+    assert listed == set(METERS + OPTIONAL_METERS)
+
+
 def test_run_report_and_plot_from_the_shell(tmp_path, capsys):
     db = str(tmp_path / "r.sqlite")
     assert main(["run", "--attack", "upper_lower", "--attack", "homoglyph", "--detector", "tfidf_lr",
