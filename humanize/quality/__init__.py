@@ -17,6 +17,7 @@ Each built-in meter is a registered :class:`PairMeter` too (:func:`available`, `
 :class:`SwapValidity`, :class:`Entailment`, :class:`MeaningJudge`; :class:`QualityMeter` is their
 combination (:meth:`QualityMeter.members`).
 """
+from .as_read import AsRead
 from .context import CONTEXT_THRESHOLD, context_deltas
 from .custom import PairMeter, available, get, origin, register, resolve
 from .entailment import DEFAULT_NLI_MODEL, Entailment, entailment
@@ -32,5 +33,5 @@ __all__ = ["QualityMeter", "METERS", "summarize", "perplexity", "semantic_simila
            "flesch_reading_ease", "edit_rate", "swap_validity", "summarize_validity", "classify_swap", "word_swaps",
            "classified_swaps", "Swap", "SWAP_CLASSES", "VALID_CLASSES", "INVALID_CLASSES",
            "OPTIONAL_METERS", "CONTEXT_THRESHOLD", "context_deltas", "entailment", "DEFAULT_NLI_MODEL", "MeaningJudge", "judge_prompt", "PairMeter",
-           "Perplexity", "Cosine", "RougeL", "Flesch", "EditRate", "SwapValidity", "Entailment", "available", "get",
+           "Perplexity", "Cosine", "RougeL", "Flesch", "EditRate", "SwapValidity", "Entailment", "AsRead", "available", "get",
            "origin", "register", "resolve"]

@@ -44,6 +44,8 @@ class PairMeter(ParamsMixin):
     - ``default``: computed when ``meters`` is None (a built-in meter; an opt-in one is named in ``meters``);
     - ``as_read``: cheap and meant for the text as it is seen, so a run scores it again on both texts as a
       reader sees them (columns ``<column>_read``, :mod:`humanize.quality.as_read`).
+    - ``columns``: the columns it gives, where known in advance (the built-in meters': a run reads the "as
+      read" figures of these columns; a meter of your own may leave it empty).
 
     A built-in meter also overrides :meth:`measure` to give a reason for each NaN (the ``note`` column) and
     columns of text (the resolved model's name).
@@ -53,6 +55,7 @@ class PairMeter(ParamsMixin):
     version: str = "1"
     default: bool = False
     as_read: bool = False
+    columns: tuple = ()
 
     def score(self, originals: Sequence[str], attacked: Sequence[str]):
         raise NotImplementedError(f"{type(self).__name__} must implement score(originals, attacked)")

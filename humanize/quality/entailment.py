@@ -232,6 +232,7 @@ class Entailment(PairMeter):
     """
 
     name = "entailment"
+    columns = ("entailment", "entailment_min", "contradiction", "entailment_model")
     _model_params = ("nli_model",)
     _parameter_constraints = {"nli_model": [MODEL], "batch_size": [Interval(Integral, 1, None)]}
 

@@ -169,6 +169,7 @@ class MeaningJudge(PairMeter):
     """
 
     name = "judge"
+    columns = ("judge_score", "judge_meaning", "judge_model")
     #: bump when the prompt, the scale or the parsing changes
     version = "1"
     _library_version = True

@@ -197,6 +197,7 @@ class RougeL(PairMeter):
 
     name = "rouge_l"
     default = True
+    columns = ("rouge_l",)
     as_read = True
     _parameter_constraints = {"max_chars": MAX_CHARS_CONSTRAINT}
 
@@ -219,6 +220,7 @@ class Flesch(PairMeter):
 
     name = "flesch"
     default = True
+    columns = ("flesch_original", "flesch_attacked", "flesch_delta")
     as_read = True
 
     def __init__(self):
@@ -243,6 +245,7 @@ class EditRate(PairMeter):
 
     name = "edit_rate"
     default = True
+    columns = ("word_edit_rate", "char_edit_rate")
     as_read = True
     _parameter_constraints = {"max_chars": MAX_CHARS_CONSTRAINT}
 

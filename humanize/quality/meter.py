@@ -13,6 +13,7 @@ from humanize.exceptions import InvalidParameterError
 from humanize.models import DEFAULT_CAUSAL_LM, DEFAULT_SENTENCE_ENCODER, LoadedModel
 
 from ._common import check_pairs
+from .as_read import AsRead
 from .context import CONTEXT_THRESHOLD
 from .custom import PairMeter, builtin_meters, merge_columns
 from .entailment import DEFAULT_NLI_MODEL
@@ -149,6 +150,12 @@ class QualityMeter(ParamsMixin):
             cached = (key, [classes[name].from_quality_params(params) for name in self._active()])
             self.__dict__["_members_cache"] = cached
         return list(cached[1])
+
+    def read_again(self, reader) -> Optional[AsRead]:
+        """The active members whose ``as_read`` trait is set (cosine, ROUGE-L, Flesch, edit rates), again on both
+        texts as ``reader`` gives them (:class:`~humanize.quality.as_read.AsRead`); None when none is active."""
+        members = [m for m in self.members() if m.as_read]
+        return AsRead(reader, members) if members else None
 
     def _fingerprint_models(self) -> dict:
         # the models the active members name: ROUGE-L alone does not depend on the LM

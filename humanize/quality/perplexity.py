@@ -143,6 +143,7 @@ class Perplexity(PairMeter):
 
     name = "perplexity"
     default = True
+    columns = ("perplexity_original", "perplexity_attacked", "perplexity_delta", "perplexity_model")
     _model_params = ("lm",)
     _parameter_constraints = {"lm": [MODEL], **WINDOW_CONSTRAINTS}
 

@@ -89,6 +89,7 @@ class Cosine(PairMeter):
 
     name = "cosine"
     default = True
+    columns = ("cosine", "cosine_model")
     as_read = True
     _model_params = ("encoder",)
     _parameter_constraints = {"encoder": [MODEL]}

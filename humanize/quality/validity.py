@@ -487,6 +487,7 @@ class SwapValidity(PairMeter):
 
     name = "validity"
     default = True
+    columns = VALIDITY_COLUMNS
     _model_params = ("lm",)
     _parameter_constraints = {"lm": [MODEL], "context_threshold": [Interval(Real, None, None), None]}
 
