@@ -34,7 +34,7 @@ def test_an_attack_importing_the_runner_breaks_the_contract(tmp_path):
     tree = _copy(tmp_path)
     ok = _lint(tree)
     assert ok.returncode == 0, ok.stdout[-3000:] + ok.stderr[-2000:]
-    assert "1 kept, 0 broken" in ok.stdout
+    assert "2 kept, 0 broken" in ok.stdout
     victim = tree / "humanize/attacks/homoglyph.py"
     victim.write_text(victim.read_text(encoding="utf-8") + "\nimport humanize.benchmarks.runner  # noqa: E402,F401\n",
                       encoding="utf-8")
@@ -42,6 +42,17 @@ def test_an_attack_importing_the_runner_breaks_the_contract(tmp_path):
     assert broken.returncode != 0
     assert "BROKEN" in broken.stdout
     assert "humanize.attacks.homoglyph -> humanize.benchmarks.runner" in " ".join(broken.stdout.split())
+
+
+def test_a_detector_importing_generation_breaks_the_contract(tmp_path):
+    """The endpoint detector and the chat generator share humanize._http, not each other's code (issue #36)."""
+    tree = _copy(tmp_path)
+    victim = tree / "humanize/detectors/endpoint.py"
+    victim.write_text(victim.read_text(encoding="utf-8") + "\nimport humanize.generation.endpoint  # noqa: E402,F401\n",
+                      encoding="utf-8")
+    broken = _lint(tree)
+    assert broken.returncode != 0
+    assert "detectors do not import generation BROKEN" in broken.stdout
 
 
 def test_ci_runs_the_contract_before_the_tests():
