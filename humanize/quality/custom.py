@@ -1,4 +1,5 @@
-"""Quality meters of your own: the documented extension point of :class:`~humanize.quality.QualityMeter`.
+"""Quality meters as components: the :class:`PairMeter` base, the registry of meters (the package's own,
+:data:`_REGISTRY`, and yours), and the extension point of :class:`~humanize.quality.QualityMeter`.
 
 A :class:`PairMeter` scores (original, attacked) pairs and returns one or more columns::
 
@@ -31,7 +32,7 @@ from humanize._params import ParamsMixin
 from humanize._registry import Registry
 
 __all__ = ["PairMeter", "available", "build_meters", "builtin_meters", "get", "merge_columns", "notes_of", "origin",
-           "register", "resolve", "score_custom"]
+           "register", "resolve"]
 
 
 class PairMeter(ParamsMixin):
@@ -132,7 +133,8 @@ def _one(item: Any, where: str) -> PairMeter:
 
 
 def build_meters(items) -> list[PairMeter]:
-    """The meters ``items`` name (objects as given); names must be unique and not a built-in meter's."""
+    """The meters ``items`` name (objects as given), with distinct names; a column a built-in meter that also
+    runs gives is taken (:func:`merge_columns` refuses it)."""
     if items is None:
         return []
     if isinstance(items, (str, dict, PairMeter)) or not isinstance(items, (list, tuple)):
@@ -156,18 +158,3 @@ def merge_columns(meter: PairMeter, out: dict, cols: dict, n: int) -> None:
             raise ValueError(f"quality meter {meter.name!r}: column {column!r} has {len(values)} values for "
                              f"{n} pairs")
         cols[column] = values
-
-
-def score_custom(meters: list[PairMeter], originals: list[str], attacked: list[str],
-                 taken: set) -> tuple[dict, list[str]]:
-    """Every meter's columns (``taken``: column names already used) and one note per pair."""
-    n = len(originals)
-    cols: dict = dict.fromkeys(taken)
-    notes: list[list[str]] = [[] for _ in range(n)]
-    for meter in meters:
-        out, why = meter.measure(list(originals), list(attacked))
-        merge_columns(meter, out, cols, n)
-        for i, w in enumerate(why):
-            if w:
-                notes[i].append(w)
-    return {k: v for k, v in cols.items() if k not in taken}, ["; ".join(x) for x in notes]
