@@ -1,4 +1,5 @@
-"""Conformance checks for your own attacks and detectors (issue #20 §5), like scikit-learn's ``check_estimator``.
+"""Conformance checks for your own attacks, detectors, defenses and quality meters (issue #20 §5), like
+scikit-learn's ``check_estimator``.
 
 The benchmark relies on a contract every component keeps: exact edits, the same output whatever
 the batch, its order or the process, clear errors on bad input, parameters that clone, pickle and
@@ -9,6 +10,8 @@ fingerprint. Run the kit on a component before you register it::
     check_attack(MyAttack(rate=0.3, seed=1))                       # ConformanceError lists each failed check
     check_detector(MyDetector(), texts=my_texts)                   # a learnable one is fitted on TRAIN_TEXTS
     check_detector(MyLearned(), texts=my_texts, labels=my_labels)  # ... or on (texts, labels)
+    check_defense(MyNormalizer())                                   # the attack's contract, without a rate
+    check_meter(MyMeter(), pairs=my_pairs)                          # a quality meter, on (original, attacked) pairs
 
 or, in a test suite, one test per check::
 
@@ -17,8 +20,8 @@ or, in a test suite, one test per check::
         check_attack(MyAttack(), checks=[check])
 
 Each check is also a function of its own, whose docstring says what it asserts:
-``check_attack_<check>(attack, texts=None)`` and ``check_detector_<check>(detector, texts=None,
-labels=None)``. The component is not modified (a
+``check_attack_<check>(attack, texts=None)``, ``check_detector_<check>(detector, texts=None,
+labels=None)``, ``check_defense_<check>(defense, texts=None)`` and ``check_meter_<check>(meter, pairs=None)``. The component is not modified (a
 learnable detector is fitted on clones). The ``process`` check pickles the component, unpickles it
 in a new interpreter (which inherits ``sys.path``) and compares its outputs there; a component that
 loads a model by name loads it again in that process, so ``process=False`` skips it (the package's
@@ -41,12 +44,15 @@ import numpy as np
 
 from humanize._canonical import canonical
 from humanize.attacks.base import Attack, AttackResult, apply_edits, check_edits
+from humanize.defenses.base import Defense
 from humanize.detectors.base import Detector
 from humanize.exceptions import NotFittedError
+from humanize.quality.custom import PairMeter
 
-__all__ = ["ConformanceError", "check_attack", "check_detector", "ATTACK_CHECKS", "DETECTOR_CHECKS",
-           "ATTACK_STATIC_CHECKS", "DETECTOR_STATIC_CHECKS", "DEFAULT_TEXTS", "ODD_TEXTS", "TRAIN_TEXTS",
-           "TRAIN_LABELS", "RTOL", "ATOL", "PROCESS_TIMEOUT_S"]
+__all__ = ["ConformanceError", "check_attack", "check_detector", "check_defense", "check_meter", "ATTACK_CHECKS",
+           "DETECTOR_CHECKS", "DEFENSE_CHECKS", "METER_CHECKS", "ATTACK_STATIC_CHECKS", "DETECTOR_STATIC_CHECKS",
+           "DEFENSE_STATIC_CHECKS", "METER_STATIC_CHECKS", "DEFAULT_TEXTS", "DEFAULT_PAIRS", "ODD_TEXTS",
+           "TRAIN_TEXTS", "TRAIN_LABELS", "RTOL", "ATOL", "PROCESS_TIMEOUT_S"]
 
 #: Short documents with sites for every rule attack (articles, numbers, US spellings, common misspellings,
 #: sentence breaks, a double space).
@@ -57,6 +63,13 @@ DEFAULT_TEXTS = (
     "front.",
     "She walked to the center of town, bought fresh bread and apples at an old market, and was home again by "
     "10:30.  Her favorite color is gray.",
+)
+#: (original, attacked) pairs a quality meter scores: a word swapped, a sentence reworded, a text left as it is.
+DEFAULT_PAIRS = (
+    (DEFAULT_TEXTS[0], DEFAULT_TEXTS[0].replace("definitely too high", "much too high").replace("report", "memo")),
+    (DEFAULT_TEXTS[1], "Rain is expected later this week, and because of a cold front the temperatures will fall by "
+                       "5 degrees before Friday."),
+    (DEFAULT_TEXTS[2], DEFAULT_TEXTS[2]),
 )
 #: Valid inputs that components get wrong: empty, blank, emoji (with a skin-tone modifier), CJK, Arabic.
 ODD_TEXTS = ("", "   ", "\n\n\t", "Emoji 😀👍🏽 party 🎉 at the lake!", "日本語の文です。次の文。",
@@ -82,9 +95,16 @@ ATTACK_CHECKS = ("traits", "params", "bad_input", "pickle", "edits", "batch", "d
                  "fingerprint", "process")
 DETECTOR_CHECKS = ("traits", "params", "bad_input", "not_fitted", "pickle", "scores", "batch", "determinism",
                    "odd_inputs", "fingerprint", "process")
+#: A defense keeps the attack's contract (exact edits, the same output whatever the batch), without a rate or seed.
+DEFENSE_CHECKS = ("traits", "params", "bad_input", "pickle", "edits", "batch", "determinism", "odd_inputs",
+                  "fingerprint", "process")
+METER_CHECKS = ("traits", "params", "pickle", "columns", "batch", "determinism", "odd_inputs", "fingerprint",
+                "process")
 #: The checks that run no document through the component (bad input must be refused before any model runs).
 ATTACK_STATIC_CHECKS = ("traits", "params", "bad_input", "pickle")
 DETECTOR_STATIC_CHECKS = ("traits", "params", "bad_input", "not_fitted", "pickle")
+DEFENSE_STATIC_CHECKS = ("traits", "params", "bad_input", "pickle")
+METER_STATIC_CHECKS = ("traits", "params", "pickle")
 
 
 class ConformanceError(AssertionError):
@@ -190,8 +210,13 @@ loads = []
 add_load_listener(lambda event: loads.append(event["name"]))
 with open(sys.argv[1], "rb") as f:
     blob, method, texts = pickle.load(f)
-out = getattr(pickle.loads(blob), method)(texts)
-out = [(r.text, [tuple(e) for e in r.edits]) for r in out] if method == "batch" else [float(x) for x in out]
+component = pickle.loads(blob)
+if method == "measure":  # a quality meter, on (originals, attacked)
+    cols, _ = component.measure(*texts)
+    out = {k: [v if isinstance(v, str) else float(v) for v in values] for k, values in cols.items()}
+else:
+    out = getattr(component, method)(texts)
+    out = [(r.text, [tuple(e) for e in r.edits]) for r in out] if method == "batch" else [float(x) for x in out]
 with open(sys.argv[2], "wb") as f:
     pickle.dump((out, loads), f)
 """
@@ -268,7 +293,7 @@ class _Case:
         self.same_params("an unpickled copy", _roundtrip(self.c))
 
     def check_traits(self) -> None:
-        c, base = self.c, (Attack if self.kind == "attack" else Detector)
+        c, base = self.c, self.base
         if not isinstance(c.name, str) or not c.name.strip() or c.name == base.name:
             raise _Failed(f"name must be a non-empty str naming the {self.kind} (its registry key), got {c.name!r}")
         if not isinstance(c.version, str) or not c.version:
@@ -310,11 +335,13 @@ def _key(r: AttackResult) -> tuple:
 
 
 class _AttackCase(_Case):
-    kind, checks, method = "attack", ATTACK_CHECKS, "batch"
+    kind, checks, method, base = "attack", ATTACK_CHECKS, "batch", Attack
 
     def __init__(self, attack, texts):
-        if not isinstance(attack, Attack):
-            raise TypeError(f"check_attack expects an Attack instance, got {type(attack).__name__}")
+        if not isinstance(attack, self.base):
+            article = "an" if self.base.__name__[0] in "AEIOU" else "a"
+            raise TypeError(f"check_{self.kind} expects {article} {self.base.__name__} instance, got "
+                            f"{type(attack).__name__}")
         super().__init__(attack, texts)
 
     def fitted(self):
@@ -444,7 +471,7 @@ def check_attack(attack: Attack, texts: Sequence[str] | None = None, *, process:
 # -- detectors --------------------------------------------------------------------------------------------
 
 class _DetectorCase(_Case):
-    kind, checks, method = "detector", DETECTOR_CHECKS, "score"
+    kind, checks, method, base = "detector", DETECTOR_CHECKS, "score", Detector
 
     def __init__(self, detector, texts, labels):
         if not isinstance(detector, Detector):
@@ -580,6 +607,154 @@ def check_detector(detector: Detector, texts: Sequence[str] | None = None, label
     _DetectorCase(detector, texts, labels).run(checks, process)
 
 
+# -- defenses ---------------------------------------------------------------------------------------------
+
+class _DefenseCase(_AttackCase):
+    """A defense is checked as an attack is (exact edits, batch = one by one, clone and pickle give the same
+    output, odd texts), less the rate: it has none."""
+
+    kind, checks, method, base = "defense", DEFENSE_CHECKS, "batch", Defense
+
+    def check_traits(self) -> None:
+        _Case.check_traits(self)  # no rate to check
+
+
+def check_defense(defense: Defense, texts: Sequence[str] | None = None, *, process: bool = True,
+                  checks: Sequence[str] | None = None) -> None:
+    """Run ``checks`` (default: all of :data:`DEFENSE_CHECKS`; ``process=False`` drops ``"process"``) on ``defense``.
+
+    ``texts`` (default :data:`DEFAULT_TEXTS`) are the documents it defends. Raises :class:`ConformanceError`.
+    """
+    _DefenseCase(defense, texts).run(checks, process)
+
+
+# -- quality meters ---------------------------------------------------------------------------------------
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+
+
+class _MeterCase(_Case):
+    kind, checks, method, base = "meter", METER_CHECKS, "measure", PairMeter
+
+    def __init__(self, meter, pairs):
+        if not isinstance(meter, PairMeter):
+            raise TypeError(f"check_meter expects a PairMeter instance, got {type(meter).__name__}")
+        pairs = list(DEFAULT_PAIRS if pairs is None else pairs)
+        if not pairs or not all(isinstance(p, (tuple, list)) and len(p) == 2 and all(isinstance(t, str) for t in p)
+                                for p in pairs):
+            raise TypeError("check_meter: pairs must be a non-empty sequence of (original, attacked) str pairs")
+        self.attacked = [b for _, b in pairs]
+        super().__init__(meter, [a for a, _ in pairs])
+
+    def measure(self, what: str, meter, originals: list[str], attacked: list[str]) -> dict:
+        """``meter.measure``'s columns, checked: distinct non-empty names (not ``note``), one value per pair, all
+        numbers (NaN allowed) or all str (a label, such as the model's name), and one str note per pair."""
+        _fresh()
+        out = _call(what, meter.measure, list(originals), list(attacked))
+        if not isinstance(out, tuple) or len(out) != 2 or not isinstance(out[0], dict):
+            raise _Failed(f"{what} returned a {type(out).__name__}, not (columns: dict, notes: list)")
+        cols, notes = out
+        n = len(originals)
+        if not cols:
+            raise _Failed(f"{what} returned no column")
+        if not isinstance(notes, list) or len(notes) != n or not all(isinstance(x, str) for x in notes):
+            raise _Failed(f"{what}: notes must be a list of one str per pair ({n})")
+        for name, values in cols.items():
+            if not isinstance(name, str) or not name or name == "note":
+                raise _Failed(f"{what}: column name {name!r} is not a non-empty str other than 'note'")
+            values = list(values)
+            if len(values) != n:
+                raise _Failed(f"{what}: column {name!r} has {len(values)} values for {n} pairs")
+            if not (all(_is_number(v) for v in values) or all(isinstance(v, str) for v in values)):
+                bad = next(v for v in values if not _is_number(v))
+                raise _Failed(f"{what}: column {name!r} holds {type(bad).__name__} {bad!r} (numbers, or str labels)")
+        return {k: list(v) for k, v in cols.items()}
+
+    def fitted(self):
+        return self.c
+
+    def outputs(self) -> dict:
+        return self.once("measure", lambda: self.measure("measure(originals, attacked)", self.c, self.texts,
+                                                         self.attacked))
+
+    def agree(self, what: str, got: dict, want: dict, rows: list[int] | None = None) -> None:
+        """``got`` equals ``want``'s rows ``rows`` (default: all), numbers within RTOL/ATOL (NaN equal to NaN)."""
+        rows = list(range(len(self.texts))) if rows is None else rows
+        if set(got) != set(want):
+            raise _Failed(f"{what} gave columns {sorted(got)}, against {sorted(want)}")
+        for name in want:
+            for j, i in enumerate(rows):
+                a, b = got[name][j], want[name][i]
+                same = (a == b) if isinstance(b, str) or isinstance(a, str) else \
+                    bool(np.isclose(float(a), float(b), rtol=RTOL, atol=ATOL, equal_nan=True))
+                if not same:
+                    a, b = (v if isinstance(v, str) else float(v) for v in (a, b))
+                    raise _Failed(f"{what} gave {name} = {a!r} for the pair of {_short(self.texts[i], 40)}, "
+                                  f"against {b!r}")
+
+    # -- the checks --------------------------------------------------------------------------------------
+    def check_traits(self) -> None:
+        super().check_traits()
+        for attr in ("default", "as_read"):
+            if not isinstance(getattr(self.c, attr), bool):
+                raise _Failed(f"{attr} must be a bool, got {getattr(self.c, attr)!r}")
+
+    def check_columns(self) -> None:
+        want = self.outputs()
+        got = self.measure("measure([], [])", self.c, [], [])
+        if set(got) != set(want):
+            raise _Failed(f"measure([], []) gave columns {sorted(got)}, against {sorted(want)} for pairs")
+
+    def check_batch(self) -> None:
+        want = self.outputs()
+        for i in range(len(self.texts)):
+            self.agree(f"measure(pairs[{i}]) alone", self.measure(f"measure(pairs[{i}])", self.c, [self.texts[i]],
+                                                                   [self.attacked[i]]), want, [i])
+        order = list(range(len(self.texts)))[::-1] + [0]  # reversed, and the first pair twice
+        got = self.measure("measure(reordered pairs)", self.c, [self.texts[i] for i in order],
+                           [self.attacked[i] for i in order])
+        self.agree("measure(reversed pairs + [pairs[0]])", got, want, order)
+
+    def check_determinism(self) -> None:
+        want = self.outputs()
+        self.agree("a clone", self.measure("clone.measure(pairs)", _clone(self.c), self.texts, self.attacked), want)
+        self.agree("an unpickled copy", self.measure("unpickled.measure(pairs)", _roundtrip(self.c), self.texts,
+                                                     self.attacked), want)
+
+    def check_odd_inputs(self) -> None:
+        """Odd texts paired with themselves, with a document and the other way round are measured (NaN allowed),
+        and a pair's figures do not change among odd neighbours."""
+        originals = [self.texts[0], *ODD_TEXTS, *ODD_TEXTS, *([self.texts[0]] * len(ODD_TEXTS))]
+        attacked = [self.attacked[0], *ODD_TEXTS, *([self.texts[0]] * len(ODD_TEXTS)), *ODD_TEXTS]
+        got = self.measure("measure(pairs of ODD_TEXTS)", self.c, originals, attacked)
+        self.agree("measure(pairs[0] among pairs of ODD_TEXTS)", {k: v[:1] for k, v in got.items()},
+                   self.outputs(), [0])
+
+    def check_fingerprint(self) -> None:
+        snap, fp = self.start()
+        self.outputs()
+        if _snapshot(self.c) != snap or _call("fingerprint()", self.c.fingerprint) != fp:
+            raise _Failed(f"measuring changed the parameters or the fingerprint: {_differ(snap, _snapshot(self.c))}")
+        self.same_params("an unpickled copy of the used meter", _roundtrip(self.c, "pickle after use"))
+
+    def check_process(self) -> None:
+        out, _ = _in_fresh_process(self.c, "measure", (self.texts, self.attacked))
+        self.agree("a fresh process", out, self.outputs())
+
+
+def check_meter(meter: PairMeter, pairs: Sequence[tuple[str, str]] | None = None, *, process: bool = True,
+                checks: Sequence[str] | None = None) -> None:
+    """Run ``checks`` (default: all of :data:`METER_CHECKS`; ``process=False`` drops ``"process"``) on a quality
+    meter (:class:`~humanize.quality.PairMeter`), through :meth:`~humanize.quality.PairMeter.measure`, the call
+    :class:`~humanize.quality.QualityMeter` makes.
+
+    ``pairs`` (default :data:`DEFAULT_PAIRS`) are the (original, attacked) pairs it measures. Raises
+    :class:`ConformanceError`.
+    """
+    _MeterCase(meter, pairs).run(checks, process)
+
+
 _ABOUT = {
     "traits": "name (the registry key) and version are non-empty str; has_rate, needs_model, learnable are bools; "
               "has_rate True only with a rate parameter in [0, 1]",
@@ -591,7 +766,9 @@ _ABOUT = {
     "edits": "every result is an AttackResult of this attack whose sorted, in-range, non-overlapping edits "
              "rebuild its text: apply_edits(original, edits) == text",
     "scores": "score gives a finite float array, one per text (an empty one for no text)",
-    "batch": "the same output one by one as in a batch, reversed or with a document twice",
+    "columns": "measure gives distinct non-empty column names (not 'note'), one value per pair, all numbers (NaN "
+               "allowed) or all str labels, and one str note per pair; the same columns, empty, for no pair",
+    "batch": "the same output one by one as in a batch, reversed or with a document (pair) twice",
     "determinism": "a clone (fitted on the same data) and an unpickled copy give the same outputs",
     "odd_inputs": "empty, blank, emoji, CJK and Arabic texts and an attack's own output work; a "
                   "blank text gives the same alone as in a batch, and a text the same among odd neighbours",
@@ -602,9 +779,10 @@ _ABOUT = {
 
 
 def _single(kind: str, name: str) -> Callable:
-    if kind == "attack":
-        def check(attack: Attack, texts: Sequence[str] | None = None) -> None:
-            check_attack(attack, texts, checks=[name])
+    run = {"attack": check_attack, "defense": check_defense, "meter": check_meter}
+    if kind in run:
+        def check(component, texts=None) -> None:
+            run[kind](component, texts, checks=[name])
     else:
         def check(detector: Detector, texts: Sequence[str] | None = None, labels: Sequence | None = None) -> None:
             check_detector(detector, texts, labels, checks=[name])
@@ -613,7 +791,8 @@ def _single(kind: str, name: str) -> Callable:
     return check
 
 
-for _kind, _names in (("attack", ATTACK_CHECKS), ("detector", DETECTOR_CHECKS)):
+for _kind, _names in (("attack", ATTACK_CHECKS), ("detector", DETECTOR_CHECKS), ("defense", DEFENSE_CHECKS),
+                      ("meter", METER_CHECKS)):
     for _name in _names:
         globals()[f"check_{_kind}_{_name}"] = _single(_kind, _name)
         __all__.append(f"check_{_kind}_{_name}")

@@ -31,9 +31,8 @@ from sphinx.util.docutils import SphinxDirective
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 _BIG = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*[bB](?![a-zA-Z])|xxl", re.I)
-#: The built-in quality meters' model parameter on QualityMeter (the meters without one need nothing).
-_METER_PARAM = {"perplexity": "lm", "cosine": "encoder", "entailment": "nli_model", "judge": "judge"}
-_METER_NOTE = {"validity": "WordNet 3.0 (Debian wordnet-base; NaN with a note without it)"}
+_METER_NOTE = {"validity": "WordNet 3.0 (Debian wordnet-base; NaN with a note without it)",
+               "judge": "you give: QualityMeter(judge=...), a chat model name, 'endpoint:<model>' or a Generator"}
 
 
 # -- what the registries hold ---------------------------------------------------------------------------
@@ -166,23 +165,15 @@ def summary(obj) -> str:
 
 def rows(kind: str) -> list[dict]:
     """One dict per registered component of ``kind``: name, target, note, summary, params, needs."""
-    if kind == "meters":
-        from humanize import quality
+    if kind == "meters":  # the registered PairMeters, combined by QualityMeter
+        from humanize.quality.custom import builtin_meters
 
-        meter_defaults = dict(parameters(quality.QualityMeter))
         out = []
-        for name in quality.METERS + quality.OPTIONAL_METERS:
-            param = _METER_PARAM.get(name)
-            default = meter_defaults.get(param) if param else None
-            needs = []
-            if param and default is None:
-                needs = [f"you give: {param}"]
-            elif param:
-                needs = needs_of(default)
-            needs += [_METER_NOTE[name]] if name in _METER_NOTE else []
-            out.append(dict(name=name, target="humanize.quality.QualityMeter",
-                            note="on by default" if name in quality.METERS else "opt-in: meters=[..., %r]" % name,
-                            summary="", params=[(param, default)] if param else [], needs=needs))
+        for name, cls in builtin_meters().items():
+            note = "on by default" if cls.default else "opt-in: QualityMeter(meters=[..., %r])" % name
+            needs = component_needs(cls) + ([_METER_NOTE[name]] if name in _METER_NOTE else [])
+            out.append(dict(name=name, target=public_path(cls), note=note, summary=summary(cls),
+                            params=parameters(cls), needs=needs))
         return out
     if kind == "datasets":
         from humanize.benchmarks import data

@@ -16,23 +16,23 @@ COMMAND = "ars"
 
 
 def _fail(message: str) -> int:
-    from humanize.cli.main import _one_line
+    from humanize.cli.common import one_line
 
-    print(f"humanize-bench {COMMAND}: {_one_line(message) if isinstance(message, BaseException) else message}",
+    print(f"humanize-bench {COMMAND}: {one_line(message) if isinstance(message, BaseException) else message}",
           file=sys.stderr)
     return 2
 
 
 def _rows(args):
     from humanize.benchmarks.data import load_dataset
-    from humanize.cli.main import _parse_value
+    from humanize.cli.common import parse_value
 
     filters = {}
     for item in args.filter or []:
         key, sep, value = item.partition("=")
         if not sep:
             raise ValueError(f"--filter expects KEY=VALUE, got {item!r}")
-        filters[key.strip()] = _parse_value(value)
+        filters[key.strip()] = parse_value(value)
     if args.path:
         filters.update(path=args.path, text_column=args.text_column, label_column=args.label_column)
         if args.domain_column:
@@ -46,22 +46,22 @@ def _rows(args):
 def _compute(args):
     from humanize.benchmarks.audits.reliance import RelianceResult, artifact_reliance
     from humanize.benchmarks.audits.reliance_run import reliance_for_run
-    from humanize.cli.main import _parse_spec
+    from humanize.cli.common import parse_spec
 
-    from humanize.cli.main import load_plugins_for_run
+    from humanize.cli.common import load_plugins_for_run
 
     load_plugins_for_run(args, args.db, args.run)  # only the files named here; checked against the run's record
     options = dict(by=tuple(args.by), threshold=args.threshold, max_per_class=args.max_per_class or None)
-    specs = [_parse_spec(d) for d in args.detector or []]
+    specs = [parse_spec(d) for d in args.detector or []]
     if args.db:
-        from humanize.cli.main import detector_spec
+        from humanize.cli.common import detector_spec
 
         dets = [detector_spec(n, p) for n, p in specs] or None
         extra = {k: getattr(args, k) for k in ("fpr", "n_boot") if getattr(args, k) is not None}
         if args.per_domain:
             extra["per_domain"] = True
         return reliance_for_run(args.db, args.run, dets, **options, **extra)
-    from humanize.cli.main import detector_spec
+    from humanize.cli.common import detector_spec
 
     rows = _rows(args)
     results = []
@@ -78,7 +78,7 @@ def _compute(args):
 
 def _cmd_ars(args) -> int:
     from humanize.benchmarks.reporting.report import export_report
-    from humanize.cli.main import _expected_errors, _quiet_model_loading
+    from humanize.cli.common import expected_errors, quiet_model_loading
 
     if args.db and (args.dataset or args.path or args.filter):
         return _fail("give either a stored run (--db) or a dataset (--dataset/--filter/--path), not both")
@@ -86,10 +86,10 @@ def _cmd_ars(args) -> int:
         return _fail("give either --dataset or --path, not both")
     if not args.db and not args.detector:
         return _fail("name at least one --detector (with --db the run's detectors are the default)")
-    _quiet_model_loading()
+    quiet_model_loading()
     try:
         result = _compute(args)
-    except (*_expected_errors(), LookupError, ValueError, TypeError) as err:
+    except (*expected_errors(), LookupError, ValueError, TypeError) as err:
         return _fail(err)
     table = result.table
     rules = table.drop_duplicates("detector")[["detector", "threshold_rule"]]
@@ -97,7 +97,7 @@ def _cmd_ars(args) -> int:
           "documents detected at the threshold; unc = mean s(placebo) - s(cf) over all machine documents "
           "(detector score units; > 0: the human profile moves scores toward human more than the placebo)")
     from humanize.benchmarks.reporting._escape import terminal_text
-    from humanize.cli.main import terminal_table
+    from humanize.cli.common import terminal_table
 
     for det, rule in rules.itertuples(index=False):
         print(terminal_text(f"threshold ({det}): {rule}"))
@@ -124,7 +124,7 @@ def _number(text: str) -> float:
 
 
 def add_parser(subparsers) -> None:
-    from humanize.cli.main import _int_at_least, _open_fraction, _plugin_argument
+    from humanize.cli.common import int_at_least, open_fraction, plugin_argument
 
     p = subparsers.add_parser(
         COMMAND, help="Artifact Reliance Score: do a detector's decisions flip when a machine text gets the human "
@@ -145,19 +145,19 @@ def add_parser(subparsers) -> None:
                                   "in the run")
     src.add_argument("--run", help="with --db: the run id (default: the latest finished run)")
     thr = p.add_mutually_exclusive_group()
-    thr.add_argument("--fpr", type=_open_fraction, help="threshold at this FPR on the human documents' original scores "
+    thr.add_argument("--fpr", type=open_fraction, help="threshold at this FPR on the human documents' original scores "
                                                    "(default 0.05; with --db the run's first FPR)")
     thr.add_argument("--threshold", type=_number, help="a fixed threshold in the detector's score units")
     p.add_argument("--per-domain", action="store_true", help="one threshold per subset instead of one pooled")
     p.add_argument("--by", nargs="*", default=["domain"], metavar="COLUMN",
                    help="columns that define the subsets (default domain; none: one subset)")
-    p.add_argument("--n-boot", type=_int_at_least(0), help="bootstrap replicates (default 1000, 0 = no intervals; "
+    p.add_argument("--n-boot", type=int_at_least(0), help="bootstrap replicates (default 1000, 0 = no intervals; "
                                                           "with --db the run's)")
-    p.add_argument("--seed", type=_int_at_least(0), default=0, help="sampling, split and bootstrap seed (default 0; "
+    p.add_argument("--seed", type=int_at_least(0), default=0, help="sampling, split and bootstrap seed (default 0; "
                                                                     "with --db the run's)")
-    p.add_argument("--max-per-class", type=_int_at_least(0), default=500,
+    p.add_argument("--max-per-class", type=int_at_least(0), default=500,
                    help="documents per class and subset (default 500, the paper's; 0 = all)")
     p.add_argument("--out", help="folder to write the table to")
     p.add_argument("--format", nargs="+", default=["md", "csv", "json"], choices=["md", "csv", "json"])
-    _plugin_argument(p, reads_runs=True)
+    plugin_argument(p, reads_runs=True)
     p.set_defaults(func=_cmd_ars)

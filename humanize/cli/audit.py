@@ -15,14 +15,14 @@ _SHOWN = ("probe_f1", "probe_auroc", "norm_f1", "delta_f1", "fmt_auroc", "len_au
 def _load_rows(args):
     from humanize.benchmarks.data import available_datasets, load_dataset
     from humanize.benchmarks.data.files import FORMATS
-    from humanize.cli.main import _parse_value
+    from humanize.cli.common import parse_value
 
     filters = {}
     for item in args.filter or []:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise ValueError(f"--filter expects KEY=VALUE, got {item!r}")
-        filters[key] = _parse_value(value)
+        filters[key] = parse_value(value)
     columns = {"text_column": args.text_column, "label_column": args.label_column, "human_label": args.human_label,
                "domain_column": args.domain_column, "model_column": args.model_column, "id_column": args.id_column}
     columns = {k: v for k, v in columns.items() if v is not None}
@@ -63,15 +63,15 @@ def _cmd_audit(args) -> int:
 
     from humanize.benchmarks.audits.audit import audit_dataset
     from humanize.benchmarks.reporting.report import export_report
-    from humanize.cli.main import _expected_errors, _one_line
+    from humanize.cli.common import expected_errors, one_line
 
     try:
         rows = _load_rows(args)
         result = audit_dataset(rows, by=args.by, max_per_class=args.max_per_class, folds=args.folds,
                                n_boot=args.n_boot, confidence=args.confidence, seed=args.seed, tfidf=not args.no_tfidf)
         paths = export_report(result.to_report(top=args.top), args.out, formats=args.format) if args.out else []
-    except (*_expected_errors(), ValueError, TypeError) as err:
-        print(f"humanize-bench audit: {_one_line(err)}", file=sys.stderr)
+    except (*expected_errors(), ValueError, TypeError) as err:
+        print(f"humanize-bench audit: {one_line(err)}", file=sys.stderr)
         return 2
     with pd.option_context("display.width", 250, "display.max_columns", 40, "display.max_colwidth", 120):
         print(f"Surface probe audit of {args.dataset} ({len(rows)} rows; {args.folds}-fold CV, "
@@ -86,7 +86,7 @@ def _cmd_audit(args) -> int:
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
-    from humanize.cli.main import _int_at_least, _open_fraction
+    from humanize.cli.common import int_at_least, open_fraction
 
     p = subparsers.add_parser(
         "audit", help="does a dataset carry a content-free cue (formatting, length) that separates its classes?",
@@ -109,16 +109,16 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--by", nargs="*", default=["domain", "model"], metavar="COLUMN",
                    help="subset columns: each combination of the machine rows against the human rows of the same "
                         "values except model (default: domain model; none: overall only)")
-    p.add_argument("--max-per-class", dest="max_per_class", type=_int_at_least(2), default=10_000, metavar="N",
+    p.add_argument("--max-per-class", dest="max_per_class", type=int_at_least(2), default=10_000, metavar="N",
                    help="balanced sample: at most N documents per class per subset (default 10000)")
-    p.add_argument("--folds", type=_int_at_least(2), default=5, help="cross-validation folds (default 5)")
-    p.add_argument("--n-boot", dest="n_boot", type=_int_at_least(0), default=1000, metavar="B",
+    p.add_argument("--folds", type=int_at_least(2), default=5, help="cross-validation folds (default 5)")
+    p.add_argument("--n-boot", dest="n_boot", type=int_at_least(0), default=1000, metavar="B",
                    help="bootstrap replicates for the intervals (default 1000; 0: no intervals)")
-    p.add_argument("--confidence", type=_open_fraction, default=0.95, help="interval confidence (default 0.95)")
-    p.add_argument("--seed", type=_int_at_least(0), default=0, help="sampling, fold and bootstrap seed (default 0)")
+    p.add_argument("--confidence", type=open_fraction, default=0.95, help="interval confidence (default 0.95)")
+    p.add_argument("--seed", type=int_at_least(0), default=0, help="sampling, fold and bootstrap seed (default 0)")
     p.add_argument("--no-tfidf", dest="no_tfidf", action="store_true",
                    help="skip the TF-IDF lexical reference (the slowest part on big datasets)")
-    p.add_argument("--top", type=_int_at_least(1), default=10, help="features shown and exported per subset")
+    p.add_argument("--top", type=int_at_least(1), default=10, help="features shown and exported per subset")
     p.add_argument("--out", metavar="DIR", help="folder to export the audit into (Markdown, CSV, JSON)")
     p.add_argument("--format", nargs="+", default=["md", "csv", "json"], choices=["md", "csv", "json"],
                    help="export formats (default: md csv json)")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 def add_parser(subparsers) -> None:
     from humanize.cli._outputs import force_argument
-    from humanize.cli.main import DEFAULT_OUT, _open_fraction, _plugin_argument
+    from humanize.cli.common import DEFAULT_OUT, open_fraction, plugin_argument
 
     p = subparsers.add_parser(
         "card", help="one robustness card per detector of a stored run (Markdown + HTML), optionally with the "
@@ -22,13 +22,13 @@ def add_parser(subparsers) -> None:
     p.add_argument("--run", help="run id (default: the latest finished run)")
     p.add_argument("--out", default=f"{DEFAULT_OUT}/cards", help="folder for the cards (default: %(default)s)")
     p.add_argument("--format", nargs="+", default=["md", "html"], choices=["md", "html"])
-    p.add_argument("--fpr", type=_open_fraction, nargs="+", metavar="FPR",
+    p.add_argument("--fpr", type=open_fraction, nargs="+", metavar="FPR",
                    help="FPR(s) to show (each one of the run's; default: every FPR of the run)")
     p.add_argument("--documents", action="store_true",
                    help="also write documents.html: each attacked text with its edits highlighted and every "
                         "detector's score before and after, filterable by attack and sortable by score change")
     force_argument(p)
-    _plugin_argument(p, reads_runs=True)
+    plugin_argument(p, reads_runs=True)
     p.set_defaults(func=run_card)
 
 
@@ -38,7 +38,7 @@ def run_card(args) -> int:
     from humanize.benchmarks.runner.manifest import run_manifest
     from humanize.benchmarks.runner.store import ResultsStore
     from humanize.cli._outputs import check_folder, mark_folder
-    from humanize.cli.main import _expected_errors, _one_line, load_plugins_for_run
+    from humanize.cli.common import expected_errors, one_line, load_plugins_for_run
 
     if not Path(args.db).is_file():
         print(f"humanize-bench card: no results database at {args.db!r}; run `humanize-bench run` first",
@@ -55,8 +55,8 @@ def run_card(args) -> int:
             if args.documents:
                 written.append(write_documents_page(store, Path(args.out) / "documents.html", args.run))
         mark_folder(args.out, run_id, db=args.db)
-    except (*_expected_errors(), LookupError, ValueError) as err:
-        print(f"humanize-bench card: {_one_line(err)}", file=sys.stderr)
+    except (*expected_errors(), LookupError, ValueError) as err:
+        print(f"humanize-bench card: {one_line(err)}", file=sys.stderr)
         return 2
     for card in cards.values():
         print(card.to_markdown())

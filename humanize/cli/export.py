@@ -12,9 +12,9 @@ COMMAND = "export"
 
 
 def _fail(err) -> int:
-    from humanize.cli.main import _one_line
+    from humanize.cli.common import one_line
 
-    print(f"humanize-bench {COMMAND}: {_one_line(err) if isinstance(err, BaseException) else err}", file=sys.stderr)
+    print(f"humanize-bench {COMMAND}: {one_line(err) if isinstance(err, BaseException) else err}", file=sys.stderr)
     return 2
 
 
@@ -23,7 +23,7 @@ def _cmd_export(args) -> int:
     from humanize.benchmarks.reporting.export import export_run
     from humanize.benchmarks.runner.store import ResultsStore
     from humanize.cli._outputs import check_folder, mark_folder
-    from humanize.cli.main import _expected_errors, load_plugins_for_run
+    from humanize.cli.common import expected_errors, load_plugins_for_run
 
     if not Path(args.db).is_file():
         return _fail(f"no results database at {args.db!r}; run `humanize-bench run` first")
@@ -35,7 +35,7 @@ def _cmd_export(args) -> int:
         load_plugins_for_run(args, args.db, run_id)  # a plug-in dataset's documents: only a file named here
         paths = export_run(args.db, out, run_id=run_id, format=args.format, tables=args.tables)
         mark_folder(out, run_id, db=args.db)
-    except (*_expected_errors(), LookupError, ValueError) as err:
+    except (*expected_errors(), LookupError, ValueError) as err:
         return _fail(err)
     for path in paths:
         print(path)
@@ -45,7 +45,7 @@ def _cmd_export(args) -> int:
 def add_parser(subparsers) -> None:
     from humanize.benchmarks.reporting.export import EXPORT_FORMATS
     from humanize.cli._outputs import force_argument
-    from humanize.cli.main import DEFAULT_OUT, _plugin_argument
+    from humanize.cli.common import DEFAULT_OUT, plugin_argument
 
     p = subparsers.add_parser(
         COMMAND, help="write a stored run's tables, attacked texts with edits and per-document scores as files "
@@ -58,5 +58,5 @@ def add_parser(subparsers) -> None:
     p.add_argument("--tables", nargs="+", metavar="NAME",
                    help="tables to write (default: all of the run's tables and 'documents')")
     force_argument(p)
-    _plugin_argument(p, reads_runs=True)
+    plugin_argument(p, reads_runs=True)
     p.set_defaults(func=_cmd_export)

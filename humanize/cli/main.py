@@ -10,77 +10,9 @@ from pathlib import Path
 
 import pandas as pd
 
-DEFAULT_OUT = "humanize-bench-out"
-
-
-def _parse_value(value: str):
-    try:
-        return json.loads(value)
-    except json.JSONDecodeError:
-        return value
-
-
-def _parse_spec(text: str) -> tuple[str, dict]:
-    """``NAME`` or ``NAME:KEY=VALUE,KEY=VALUE`` (values parsed as JSON when they can be); NAME may be
-    an import path ``package.module:Class`` (then parameters follow a second colon)."""
-    head, sep, rest = text.partition(":")
-    attr, sep2, after = rest.partition(":")
-    if sep and attr and "=" not in attr and "," not in attr and all(p.isidentifier() for p in attr.split(".")):
-        head, rest = f"{head}:{attr}", after  # an import path; its parameters, if any, after the next colon
-    params = {}
-    for item in filter(None, rest.split(",")):
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise SystemExit(f"humanize-bench: expected NAME[:KEY=VALUE,...] (NAME may be package.module:Class), "
-                             f"got {text!r}")
-        params[key.strip()] = _parse_value(value.strip())
-    return head.strip(), params
-
-
-def detector_spec(name: str, params: dict):
-    """The DetectorSpec a ``--detector`` argument names. An import path to a plain function
-    (``my_scorers:comma_rate``, a ``list[str] -> scores`` callable in a module or a ``--plugin`` file) is the
-    function detector of that function, ``function:fn=my_scorers:comma_rate``, labelled by the function's name."""
-    from humanize._registry import import_object, is_import_path
-    from humanize.benchmarks.runner.config import DetectorSpec
-
-    if is_import_path(name):
-        try:
-            target = import_object(name, "detector")
-        except Exception:  # noqa: BLE001 - any failure is reported by the run's own check, in its words
-            target = None
-        if callable(target) and not isinstance(target, type):
-            label = params.pop("name", None) or getattr(target, "__name__", None) or "function"
-            return DetectorSpec("function", {"fn": name, "name": label, **params})
-    return DetectorSpec(name, params)
-
-
-def terminal_table(table: pd.DataFrame) -> pd.DataFrame:
-    """``table`` with every label and text cell through the terminal's escaping
-    (:func:`humanize.benchmarks.reporting._escape.terminal_text`): an escape sequence in a label is
-    shown as ``⟨U+001B⟩``, never sent to the terminal."""
-    from humanize.benchmarks.reporting._escape import terminal_text
-
-    def clean(value):
-        return terminal_text(value) if isinstance(value, str) else value
-
-    def texty(dtype) -> bool:  # object, str, string or categorical: anything but numbers, booleans and times
-        return not (pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)
-                    or pd.api.types.is_datetime64_any_dtype(dtype))
-
-    def labels(index):
-        if isinstance(index, pd.MultiIndex):
-            return index.set_levels([lvl.map(clean) if texty(lvl.dtype) else lvl for lvl in index.levels])
-        return index.map(clean) if texty(index.dtype) else index
-
-    out = table.copy()
-    out.columns = labels(out.columns)
-    out.index = labels(out.index)
-    for col in range(out.shape[1]):
-        if texty(out.iloc[:, col].dtype):
-            out.isetitem(col, out.iloc[:, col].map(clean))
-    return out
-
+from humanize.cli.common import (DEFAULT_OUT, detector_spec, executor_arguments, expected_errors, int_at_least,
+                                 load_plugin_args, load_plugins_for_run, one_line, open_fraction, parse_spec,
+                                 parse_value, plugin_argument, quiet_model_loading, terminal_table)
 
 def _print_tables(report: dict[str, pd.DataFrame]) -> None:
     from humanize.benchmarks.reporting._escape import terminal_text
@@ -94,7 +26,7 @@ def _print_tables(report: dict[str, pd.DataFrame]) -> None:
                 print(f"  {terminal_text(line)}")
 
 
-def _config_from_args(args):
+def config_from_args(args):
     from humanize.benchmarks.runner.config import AttackSpec, DefenseSpec, DetectorSpec, RunConfig, load_config
     from humanize.exceptions import ConfigError
 
@@ -108,9 +40,9 @@ def _config_from_args(args):
         key, sep, value = item.partition("=")
         if not sep:
             raise SystemExit(f"humanize-bench run: --filter expects KEY=VALUE, got {item!r}")
-        cfg.filters[key] = _parse_value(value)
+        cfg.filters[key] = parse_value(value)
     if args.attack:
-        parsed = list(map(_parse_spec, args.attack))
+        parsed = list(map(parse_spec, args.attack))
         for text, (_, params) in zip(args.attack, parsed):
             if args.rates and "rate" in params:
                 raise ConfigError(f"--attack {text} sets rate={params['rate']} and --rates "
@@ -125,9 +57,9 @@ def _config_from_args(args):
                           f"{args.config}", file=sys.stderr)
                 spec.rates = args.rates
     if args.detector:
-        cfg.detectors = [detector_spec(n, p) for n, p in map(_parse_spec, args.detector)]
+        cfg.detectors = [detector_spec(n, p) for n, p in map(parse_spec, args.detector)]
     if args.defense:
-        cfg.defenses = [DefenseSpec(n, p) for n, p in map(_parse_spec, args.defense)]
+        cfg.defenses = [DefenseSpec(n, p) for n, p in map(parse_spec, args.defense)]
     for field in ("n", "seed", "device", "db", "batch_size", "executor", "ray_address", "max_retries"):
         value = getattr(args, field, None)
         if value is not None:
@@ -143,51 +75,17 @@ def _config_from_args(args):
     return cfg
 
 
-def _quiet_model_loading() -> None:
-    """Our own progress bars say what runs; the libraries' per-load bars only add noise."""
-    try:
-        from transformers.utils import logging as hf_logging
-    except ImportError:  # pragma: no cover - transformers is a dependency
-        return
-    hf_logging.disable_progress_bar()
-
-
-def _one_line(err: BaseException | str) -> str:
-    """An error as the one line the CLI prints: whitespace folded, every secret this process saw
-    replaced by ``<hidden>``, every control or invisible character shown escaped (a message quotes
-    labels and file contents: it never sends an escape sequence to the terminal)."""
-    import errno
-
-    from humanize.benchmarks.reporting._escape import terminal_text
-    from humanize._secrets import scrub_secrets
-
-    if isinstance(err, OSError) and err.errno == errno.ENOSPC:  # the OS's "[Errno 28] No space left on device"
-        return terminal_text(f"disk full: {err.filename}" if err.filename else "disk full")
-    text = err if isinstance(err, str) else (str(err) or type(err).__name__)
-    return terminal_text(scrub_secrets(" ".join(text.split())))
-
-
-def _expected_errors() -> tuple:
-    """Failures a user can cause and fix (every :class:`humanize.exceptions.HumanizeError`: a bad
-    config, a damaged/locked/unwritable store, a missing model or dataset file, an endpoint that
-    failed) and the operating system's (a missing file, a full disk): one line and exit status 2;
-    anything else is a bug and keeps its traceback."""
-    from humanize.exceptions import HumanizeError
-
-    return HumanizeError, OSError
-
-
 def _cmd_run(args) -> int:
     from humanize.benchmarks.reporting.report import build_report
     from humanize.benchmarks.runner import run
 
-    _quiet_model_loading()
+    quiet_model_loading()
     try:
-        cfg = _config_from_args(args)
+        cfg = config_from_args(args)
         # a CLI process runs once: an attack's models are released when its job ends (issue #24)
         result = run(cfg, progress=not args.quiet, release_models=True)
-    except _expected_errors() as err:
-        print(f"humanize-bench run: {_one_line(err)}", file=sys.stderr)
+    except expected_errors() as err:
+        print(f"humanize-bench run: {one_line(err)}", file=sys.stderr)
         return 2
     print(f"run {result.run_id} stored in {result.store}; computed this time: {result.work}")
     if result.corrupt:
@@ -222,7 +120,7 @@ def _load_run(db: str, run_id: str | None, *, out: str | None = None, force: boo
             tables = store.run_tables(run_id)
             found, manifest = run_manifest(store, run_id)
     except (LookupError, StoreError) as err:
-        raise SystemExit(f"humanize-bench: {_one_line(err)}") from None
+        raise SystemExit(f"humanize-bench: {one_line(err)}") from None
     if out is not None:
         check_folder(out, found, force=force)
     return (found, tables, manifest) if with_manifest else (found, tables)
@@ -261,7 +159,7 @@ def _cmd_demo(args) -> int:
     from humanize.benchmarks.reporting.report import build_report, export_report
     from humanize.benchmarks.runner import run
 
-    _quiet_model_loading()
+    quiet_model_loading()
     out = Path(args.out)
     cfg = demo_config(n=args.n, seed=args.seed, db=str(out / "demo.sqlite"), model_attacks=not args.rule_based_only,
                       per_domain=args.per_domain)
@@ -269,13 +167,13 @@ def _cmd_demo(args) -> int:
     if args.defense:
         from humanize.benchmarks.runner.config import DefenseSpec
 
-        cfg.defenses = [DefenseSpec(n, p) for n, p in map(_parse_spec, args.defense)]
+        cfg.defenses = [DefenseSpec(n, p) for n, p in map(parse_spec, args.defense)]
     print(_demo_banner(cfg, args.n))
     try:
         # a CLI process runs once: an attack's models are released when its job ends (issue #24)
         result = run(cfg, progress=not args.quiet, release_models=True)
-    except _expected_errors() as err:
-        print(f"humanize-bench demo: {_one_line(err)}", file=sys.stderr)
+    except expected_errors() as err:
+        print(f"humanize-bench demo: {one_line(err)}", file=sys.stderr)
         return 2
     report = build_report(result.tables, n=args.n)
     _print_tables(report)
@@ -317,7 +215,7 @@ def _cmd_tour(args) -> int:
     try:
         tour = run_attack_tour(names=args.attacks, n=args.n, seed=args.seed)
     except (ValueError, TypeError) as err:
-        raise SystemExit(f"humanize-bench tour: {_one_line(err)}") from None
+        raise SystemExit(f"humanize-bench tour: {one_line(err)}") from None
     with pd.option_context("display.width", 160, "display.max_columns", 20, "display.float_format", "{:.2f}".format):
         print(f"Rule-based attacks on {args.n} machine texts of the embedded demo set (RAID θ defaults)\n")
         print(tour.summary.to_string(index=False))
@@ -332,15 +230,15 @@ def _cmd_attack(args) -> int:
     from humanize import attacks
 
     try:
-        _load_plugin_args(args)
+        load_plugin_args(args)
     except Exception as err:  # noqa: BLE001 - a plug-in that fails to import: one line
-        raise SystemExit(f"humanize-bench attack: {_one_line(err)}")
-    name, params = _parse_spec(args.name)
+        raise SystemExit(f"humanize-bench attack: {one_line(err)}")
+    name, params = parse_spec(args.name)
     for item in args.param or []:
         key, sep, value = item.partition("=")
         if not sep:
             raise SystemExit(f"humanize-bench attack: --param expects KEY=VALUE, got {item!r}")
-        params[key] = _parse_value(value)
+        params[key] = parse_value(value)
     try:
         attack = attacks.get(name, **{"seed": args.seed, **params})
     except (ValueError, TypeError) as err:
@@ -348,8 +246,8 @@ def _cmd_attack(args) -> int:
     text = sys.stdin.read() if args.text == "-" else args.text
     try:
         result = attack.apply(text)
-    except _expected_errors() as err:  # a model that is not installed, an endpoint that does not answer
-        raise SystemExit(f"humanize-bench attack: {_one_line(err)}")
+    except expected_errors() as err:  # a model that is not installed, an endpoint that does not answer
+        raise SystemExit(f"humanize-bench attack: {one_line(err)}")
     if args.json:
         print(json.dumps({"text": result.text, "edits": [list(e) for e in result.edits], "attack": result.attack,
                           "params": {k: repr(v) for k, v in result.params.items()},
@@ -380,15 +278,16 @@ def _jsonable(value):
 
 
 def _cmd_list(args) -> int:
-    from humanize import attacks, defenses, detectors
+    from humanize import attacks, defenses, detectors, quality
     from humanize.benchmarks import data as datasets
 
     try:
-        _load_plugin_args(args)
+        load_plugin_args(args)
     except Exception as err:  # noqa: BLE001 - a plug-in that fails to import: one line
-        print(f"humanize-bench list: {_one_line(err)}", file=sys.stderr)
+        print(f"humanize-bench list: {one_line(err)}", file=sys.stderr)
         return 2
-    registry = {"attacks": attacks, "detectors": detectors, "defenses": defenses, "datasets": datasets}[args.what]
+    registry = {"attacks": attacks, "detectors": detectors, "defenses": defenses, "datasets": datasets,
+                "meters": quality}[args.what]
     names = datasets.available_datasets() if args.what == "datasets" else registry.available()
     for name in names:
         try:
@@ -396,79 +295,10 @@ def _cmd_list(args) -> int:
             doc = (obj.__doc__ or "").strip().splitlines()
             summary = doc[0] if doc else ""
         except (TypeError, ValueError) as err:  # a broken entry point: listed, with why
-            summary = f"(cannot be loaded: {_one_line(err)})"
+            summary = f"(cannot be loaded: {one_line(err)})"
         where = registry.origin(name)
         print(f"{name:22s} {summary}" + (f"  [{where}]" if args.origins or where != "built in" else ""))
     return 0
-
-
-def _load_plugin_args(args) -> None:
-    from humanize._plugins import load_plugins
-
-    load_plugins(getattr(args, "plugin", None) or [])
-
-
-def _int_at_least(minimum: int):
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an int >= {minimum}, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"expected an int >= {minimum}, got {value}")
-        return value
-
-    return parse
-
-
-def _open_fraction(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}") from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text}")
-    return value
-
-
-def _plugin_argument(p: argparse.ArgumentParser, *, reads_runs: bool = False) -> None:
-    p.add_argument("--plugin", action="append", metavar="FILE.py",
-                   help="a Python file defining attacks, detectors or datasets (repeatable); its classes are named "
-                        "FILE:Class (e.g. --detector my_detectors:Mine), and it may call attacks.register(...)"
-                        + ("; a file the run recorded must still have the digest the run recorded (it is checked "
-                           "before the file is imported). A results database never loads a plug-in by itself"
-                           if reads_runs else ""))
-    if reads_runs:
-        p.add_argument("--allow-changed-plugins", dest="allow_changed_plugins", action="store_true",
-                       help="import a --plugin file even when its content differs from the one the run recorded "
-                            "(figures computed with it may differ from the run's)")
-
-
-def load_plugins_for_run(args, db: str | None, run_id: str | None) -> list:
-    """Import the files the user named with ``--plugin`` for a command that reads run ``run_id`` of
-    ``db``: each one the run recorded is checked against its recorded digest before it is imported
-    (:func:`humanize._plugins.load_plugins`). Nothing the database names is imported."""
-    from humanize._plugins import load_plugins
-
-    paths = getattr(args, "plugin", None) or []
-    if not paths:
-        return []
-    recorded = []
-    if db and Path(db).is_file():
-        from humanize.benchmarks.runner.manifest import run_manifest
-        from humanize.benchmarks.runner.store import ResultsStore
-
-        with ResultsStore(db, readonly=True) as store:
-            manifest = run_manifest(store, run_id)[1]
-        recorded = (manifest or {}).get("plugins") or []
-    return load_plugins(paths, recorded=recorded, allow_changed=bool(getattr(args, "allow_changed_plugins", False)))
-
-
-def _executor_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--executor", choices=["local", "ray"],
-                   help="where the work runs: this process (local, the default) or a Ray cluster (ray)")
-    p.add_argument("--ray-address", dest="ray_address", metavar="ADDR",
-                   help="Ray cluster to join ('auto', 'host:port', 'ray://host:10001'); default: start a local one")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -481,7 +311,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="rule-based and two small-budget model-based attacks vs offline detectors on "
                                     "the embedded demo set, with a summary, report and plots (offline, CPU)")
-    p.add_argument("--n", type=_int_at_least(2), default=40,
+    p.add_argument("--n", type=int_at_least(2), default=40,
                    help="texts sampled per label: N machine and N human; about half of each are test texts (the "
                         "rest fit the learned detectors); default 40 (20 human test texts resolve TPR at 5%% FPR "
                         "pooled over domains; 1%% needs --n 200); below about 20 a warning says no interval holds")
@@ -496,7 +326,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--defense", action="append", metavar="NAME[:K=V,...]",
                    help="also score every text through this test-time defense, e.g. normalize (repeatable); "
                         "the report adds the figures with the defense next to those without")
-    _executor_arguments(p)
+    executor_arguments(p)
     p.set_defaults(func=_cmd_demo)
 
     p = sub.add_parser("run", help="run a benchmark from a config file (TOML/YAML) and/or flags")
@@ -525,9 +355,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--defense", action="append", metavar="NAME[:K=V,...]",
                    help="test-time defense applied to every scored text, e.g. normalize (repeatable)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
-    _plugin_argument(p)
-    _executor_arguments(p)
-    p.add_argument("--max-retries", dest="max_retries", type=_int_at_least(0), metavar="N",
+    plugin_argument(p)
+    executor_arguments(p)
+    p.add_argument("--max-retries", dest="max_retries", type=int_at_least(0), metavar="N",
                    help="resubmissions of a batch whose worker died (ray; default 2)")
     p.set_defaults(func=_cmd_run)
 
@@ -543,14 +373,14 @@ def build_parser() -> argparse.ArgumentParser:
     report_p.add_argument("--format", nargs="+", default=["md", "csv", "json", "tex"],
                           choices=["md", "csv", "json", "tex"],
                           help="md: one report.md; csv, json, tex (LaTeX with booktabs rules): one file per table")
-    report_p.add_argument("--fpr", type=_open_fraction, nargs="+", metavar="FPR",
+    report_p.add_argument("--fpr", type=open_fraction, nargs="+", metavar="FPR",
                           help="FPR(s) of the accuracy and attack success tables (default: every FPR of the run)")
     plot_p.add_argument("--out", default=f"{DEFAULT_OUT}/plots", help="folder for the figures")
     plot_p.add_argument("--format", nargs="+", default=["png", "svg", "pdf"], choices=["png", "svg", "pdf"],
                         help="figure formats (default: all three; captions go to captions.md)")
 
     p = sub.add_parser("tour", help="what each rule-based attack does to demo texts, and how fast (no models)")
-    p.add_argument("--n", type=_int_at_least(1), default=200, help="machine texts to attack (max 900; default 200)")
+    p.add_argument("--n", type=int_at_least(1), default=200, help="machine texts to attack (max 900; default 200)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--attacks", nargs="+", metavar="NAME", help="attack names (default: every rule-based attack)")
     p.set_defaults(func=_cmd_tour)
@@ -561,15 +391,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--param", action="append", metavar="KEY=VALUE", help="attack parameter (repeatable)")
     p.add_argument("--json", action="store_true", help="print the text with its exact edits as JSON")
-    _plugin_argument(p)
+    plugin_argument(p)
     p.set_defaults(func=_cmd_attack)
 
-    p = sub.add_parser("list", help="list the registered attacks, detectors, datasets or defenses")
-    p.add_argument("what", choices=["attacks", "detectors", "datasets", "defenses"])
+    p = sub.add_parser("list", help="list the registered attacks, detectors, datasets, defenses or quality meters")
+    p.add_argument("what", choices=["attacks", "detectors", "datasets", "defenses", "meters"])
     p.add_argument("--origins", action="store_true",
                    help="say where each comes from for the built-in ones too (an entry point's package, a plug-in "
                         "file or a run-time registration is always said)")
-    _plugin_argument(p)
+    plugin_argument(p)
     p.set_defaults(func=_cmd_list)
     for module in command_modules():
         module.add_parser(sub)
@@ -637,7 +467,7 @@ def main(argv: list[str] | None = None) -> int:
             return status
         except SystemExit as exit_:
             if isinstance(exit_.code, str):  # a command's one-line refusal
-                message = _one_line(exit_.code)
+                message = one_line(exit_.code)
                 print(message if message.startswith("humanize-bench") else f"{command}: {message}", file=sys.stderr)
                 return 2
             raise
@@ -647,8 +477,8 @@ def main(argv: list[str] | None = None) -> int:
             return INTERRUPTED
         except BrokenPipeError:
             return _quiet_closed_pipe()
-        except _expected_errors() as err:
-            print(f"{command}: {_one_line(err)}", file=sys.stderr)
+        except expected_errors() as err:
+            print(f"{command}: {one_line(err)}", file=sys.stderr)
             return 2
         except Exception as err:  # noqa: BLE001 - the boundary: a bug, said as one, with its traceback
             import traceback

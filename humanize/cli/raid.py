@@ -17,9 +17,9 @@ COMMAND = "raid"
 
 
 def _fail(sub: str, err) -> int:
-    from humanize.cli.main import _one_line  # escapes what it shows: ids and values come from the user's files
+    from humanize.cli.common import one_line  # escapes what it shows: ids and values come from the user's files
 
-    print(f"humanize-bench {COMMAND} {sub}: {_one_line(err)}", file=sys.stderr)
+    print(f"humanize-bench {COMMAND} {sub}: {one_line(err)}", file=sys.stderr)
     return 2
 
 
@@ -27,12 +27,12 @@ def _cmd_detect(args) -> int:
     from humanize._plugins import load_plugins
     from humanize.benchmarks.runner.executors import get_executor
     from humanize.benchmarks.runner.raid_detect import detect_file
-    from humanize.cli.main import _expected_errors, _parse_spec, _quiet_model_loading, detector_spec
+    from humanize.cli.common import expected_errors, parse_spec, quiet_model_loading, detector_spec
 
-    _quiet_model_loading()
+    quiet_model_loading()
     try:
         load_plugins(args.plugin or [])
-        name, params = _parse_spec(args.detector)
+        name, params = parse_spec(args.detector)
         detector = detector_spec(name, params).build()  # a class, a registry name or a plain function
         options = {"address": args.ray_address} if args.executor == "ray" else {}
         executor = get_executor(args.executor or "local", **options)
@@ -41,7 +41,7 @@ def _cmd_detect(args) -> int:
                                   batch_size=args.batch_size, progress=not args.quiet)
         finally:
             executor.close()
-    except (*_expected_errors(), LookupError, ValueError, TypeError) as err:
+    except (*expected_errors(), LookupError, ValueError, TypeError) as err:
         return _fail("detect", err)
     if summary.failures:
         first = summary.failures[0]
@@ -55,11 +55,11 @@ def _cmd_detect(args) -> int:
 def _cmd_check(args) -> int:
     from humanize.benchmarks.reporting._escape import terminal_text
     from humanize.benchmarks.runner.raid_submission import check_submission
-    from humanize.cli.main import _expected_errors
+    from humanize.cli.common import expected_errors
 
     try:
         report = check_submission(args.predictions, args.data, metadata=args.metadata, target_fprs=args.target_fpr)
-    except (*_expected_errors(), LookupError, ValueError) as err:
+    except (*expected_errors(), LookupError, ValueError) as err:
         return _fail("check", err)
     for problem in report.problems:
         print(terminal_text(problem.line()))
@@ -76,7 +76,7 @@ def _cmd_check(args) -> int:
 def _cmd_evaluate(args) -> int:
     from humanize.benchmarks.evaluation.raid import json_ready, raid_evaluate
     from humanize.benchmarks.runner.raid_submission import read_data_keys, read_predictions
-    from humanize.cli.main import _expected_errors
+    from humanize.cli.common import expected_errors
 
     try:
         data = read_data_keys(args.data)
@@ -88,7 +88,7 @@ def _cmd_evaluate(args) -> int:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(json_ready(result), indent=2) + "\n", encoding="utf-8")
-    except (*_expected_errors(), LookupError, ValueError) as err:
+    except (*expected_errors(), LookupError, ValueError) as err:
         return _fail("evaluate", err)
     head = [r for r in result["scores"] if r["model"] == r["decoding"] == r["repetition_penalty"] == r["domain"]
             == "all" and r["attack"] in ("all", "none")]
@@ -106,11 +106,11 @@ def _cmd_evaluate(args) -> int:
 
 def _cmd_metadata(args) -> int:
     from humanize.benchmarks.runner.raid_submission import write_metadata_template
-    from humanize.cli.main import _expected_errors
+    from humanize.cli.common import expected_errors
 
     try:
         path = write_metadata_template(args.out, args.detector_name or "")
-    except _expected_errors() as err:
+    except expected_errors() as err:
         return _fail("metadata", err)
     print(f"{path}: fill in date_released, detector_name and contact_info (required), the links if you have them; "
           "then put it beside predictions.json in leaderboard/submissions/<your detector>/")
@@ -118,7 +118,7 @@ def _cmd_metadata(args) -> int:
 
 
 def add_parser(subparsers) -> None:
-    from humanize.cli.main import DEFAULT_OUT, _executor_arguments, _int_at_least, _open_fraction, _plugin_argument
+    from humanize.cli.common import DEFAULT_OUT, executor_arguments, int_at_least, open_fraction, plugin_argument
 
     p = subparsers.add_parser(COMMAND, help="RAID's leaderboard workflow: detect, check, evaluate, metadata")
     sub = p.add_subparsers(dest="raid_command", required=True, metavar="STEP")
@@ -130,24 +130,24 @@ def add_parser(subparsers) -> None:
     d.add_argument("--out", default="predictions.json", help="the predictions file (default predictions.json)")
     d.add_argument("--db", default=f"{DEFAULT_OUT}/results.sqlite",
                    help="the results store that makes a rerun continue (default %(default)s)")
-    d.add_argument("--batch-size", dest="batch_size", type=_int_at_least(1), default=32)
+    d.add_argument("--batch-size", dest="batch_size", type=int_at_least(1), default=32)
     d.add_argument("--quiet", action="store_true", help="no progress bar")
-    _plugin_argument(d)
-    _executor_arguments(d)
+    plugin_argument(d)
+    executor_arguments(d)
     d.set_defaults(func=_cmd_detect)
 
     c = sub.add_parser("check", help="pre-flight check of a submission: one line per problem, exit 2")
     c.add_argument("--predictions", required=True, help="predictions.json")
     c.add_argument("--data", required=True, help="the RAID file the predictions are for (CSV or Parquet)")
     c.add_argument("--metadata", help="metadata.json, in the folder named as the submission")
-    c.add_argument("--target-fpr", dest="target_fpr", type=_open_fraction, nargs="+", default=[0.05],
+    c.add_argument("--target-fpr", dest="target_fpr", type=open_fraction, nargs="+", default=[0.05],
                    help="the FPRs to check calibration at (default 0.05, RAID's)")
     c.set_defaults(func=_cmd_check)
 
     e = sub.add_parser("evaluate", help="RAID's own protocol on a predictions file, offline (RAID's JSON)")
     e.add_argument("--predictions", required=True, help="predictions.json")
     e.add_argument("--data", required=True, help="a labelled RAID file (train or extra split, or your own)")
-    e.add_argument("--target-fpr", dest="target_fpr", type=_open_fraction, nargs="+", default=[0.05])
+    e.add_argument("--target-fpr", dest="target_fpr", type=open_fraction, nargs="+", default=[0.05])
     e.add_argument("--global-threshold", action="store_true",
                    help="one threshold for every domain (RAID's per_domain_tuning=False)")
     e.add_argument("--allow-incomplete", action="store_true",

@@ -44,7 +44,7 @@ def run_rows(store) -> list[dict]:
 
 def _cmd_runs(args) -> int:
     from humanize.benchmarks.runner.store import ResultsStore
-    from humanize.cli.main import _expected_errors, _one_line
+    from humanize.cli.common import expected_errors, one_line
 
     if not Path(args.db).is_file():
         print(f"humanize-bench {COMMAND}: no results database at {args.db!r}; run `humanize-bench run` first",
@@ -53,8 +53,8 @@ def _cmd_runs(args) -> int:
     try:
         with ResultsStore(args.db, readonly=True) as store:
             rows = run_rows(store)
-    except (*_expected_errors(), LookupError, ValueError) as err:
-        print(f"humanize-bench {COMMAND}: {_one_line(err)}", file=sys.stderr)
+    except (*expected_errors(), LookupError, ValueError) as err:
+        print(f"humanize-bench {COMMAND}: {one_line(err)}", file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps(rows, ensure_ascii=True))  # every control or bidi character as a \\u escape
@@ -73,7 +73,7 @@ def _cmd_runs(args) -> int:
 
 
 def add_parser(subparsers) -> None:
-    from humanize.cli.main import DEFAULT_OUT
+    from humanize.cli.common import DEFAULT_OUT
 
     p = subparsers.add_parser(COMMAND, help="list the runs stored in a results database",
                               description=__doc__)

@@ -21,7 +21,7 @@ answer may be at most ``1 MiB + 64 KiB per text`` of its batch (:data:`SCORE_BYT
 a bigger one is refused unread, an error body is shown as a short excerpt. Any other 4xx,
 a redirect (not followed: it could carry the key to another host) or a bad answer fails at
 once with an
-:class:`~humanize.generation.endpoint.EndpointError` on one line naming the detector, the
+:class:`~humanize.exceptions.EndpointError` on one line naming the detector, the
 URL (without user info, query or fragment), the status and what was wrong.
 
 The API key is read from the environment variable ``api_key_env`` at each ``score`` and
@@ -51,11 +51,11 @@ import numpy as np
 from numbers import Integral, Real
 
 from humanize._canonical import canonical
+from humanize._http import (MAX_ANSWER_BYTES_BASE, ConnectionFailed, ResponseTooLarge, check_url, display_url,
+                            error_message, key_problem, post, retry_after)
 from humanize._secrets import redact, register_secret, scrub_secrets
 from humanize._validation import NONBLANK_STR, Interval, check_texts
 from humanize.exceptions import EndpointError
-from humanize.generation.endpoint import (MAX_ANSWER_BYTES_BASE, ConnectionFailed, ResponseTooLarge, _check_url,
-                                          _display_url, _retry_after, error_message, key_problem, post)
 
 from .base import Detector
 from .json_request import TEXT, TEXTS, check_body, describe_value, fill_body, parse_score_path, read_score_path
@@ -152,7 +152,7 @@ class EndpointDetector(Detector):
         own = type(self).__name__
         if self.name is None:
             self.name = type(self).name
-        _check_url(self.url, "url", own, "http://localhost:8000/score")
+        check_url(self.url, "url", own, "http://localhost:8000/score")
         parts = urlsplit(self.url.strip())
         if "@" in parts.netloc:
             raise ValueError(f"{own}: url must not hold credentials (user:password@host); put the key in an "
@@ -197,7 +197,7 @@ class EndpointDetector(Detector):
         params = out["params"]
         for field in self._transport_params:
             params.pop(field, None)
-        params["url"] = _display_url(self.url.strip())
+        params["url"] = display_url(self.url.strip())
         query = urlsplit(self.url.strip()).query
         if query:
             params["url_query_digest"] = hashlib.blake2b(query.encode(), digest_size=16).hexdigest()
@@ -222,7 +222,7 @@ class EndpointDetector(Detector):
         size = self._batch_size()
         starts = list(range(0, len(texts), size))
         out = np.empty(len(texts), dtype=np.float64)
-        opener = None  # the shared transport (humanize.generation.endpoint.post) follows no redirect
+        opener = None  # the shared transport (humanize._http.post) follows no redirect
         with ThreadPoolExecutor(max_workers=min(int(self.max_concurrency), len(starts)),
                                 thread_name_prefix="endpoint-detector") as pool:
             futures = [pool.submit(self._request, opener, headers, key, i, start, texts[start:start + size])
@@ -277,14 +277,14 @@ class EndpointDetector(Detector):
                     self._count(requests=1)
                     return values
                 if 300 <= status < 400:
-                    where = _display_url(answer_headers.get("location") or "") or "an unnamed address"
+                    where = display_url(answer_headers.get("location") or "") or "an unnamed address"
                     raise self._error(f"answered HTTP {status}, a redirect to {where} (not followed: it could carry "
                                       f"the key elsewhere); give the final URL", status, attempt + 1, key)
                 if status not in _RETRY_STATUSES and status < 500:
                     raise self._error(f"was refused with HTTP {status} (not retried): {_snippet(data, key)}",
                                       status, attempt + 1, key)
                 why = f"HTTP {status}: {_snippet(data, key)}"
-                wait = _retry_after(answer_headers)
+                wait = retry_after(answer_headers)
             if attempt + 1 == attempts:
                 break
             if wait is None:
@@ -332,7 +332,7 @@ class EndpointDetector(Detector):
                 self.stats[k] = self.stats.get(k, 0) + v
 
     def _error(self, what: str, status: Optional[int], attempts: int, key: Optional[str]) -> EndpointError:
-        shown = _display_url(self.url.strip())
+        shown = display_url(self.url.strip())
         msg = " ".join(scrub_secrets(_redact(f"{type(self).__name__} {self.name!r} (POST {shown}) {what}", key),
                                      key).split())
         return EndpointError(msg, base_url=shown, model=self.name, status=status, attempts=attempts)

@@ -2,7 +2,7 @@
 
 TH-Bench §2.2 rewrites text with chat LLMs; most of them are served behind the
 chat-completions protocol. :class:`EndpointChat` POSTs each request there (the standard
-library's HTTP client, :func:`post`, shared with the endpoint detector), several at once (at
+library's HTTP client, :func:`humanize._http.post`, shared with the endpoint detector), several at once (at
 most ``max_concurrency``), retries on rate limits, timeouts, connection errors and server
 errors with exponential backoff, and reports the prompt / completion tokens the server
 counted and the number of queries to the cost meters
@@ -11,20 +11,15 @@ counted and the number of queries to the cost meters
 Every request is bounded: ``timeout`` is a deadline for the whole request (connecting,
 sending, the answer's last byte), not a wait per read, and an answer may be at most
 :func:`answer_limit` bytes (derived from the request's ``max_tokens``); an error body is read
-up to :data:`MAX_ERROR_BYTES` and shown as a short excerpt.
+up to :data:`humanize._http.MAX_ERROR_BYTES` and shown as a short excerpt.
 """
 from __future__ import annotations
 
 import base64
 import copy
-import email.utils
-import http.client
 import json
 import logging
 import os
-import socket
-import unicodedata
-import urllib.request
 import warnings
 import random
 import re
@@ -32,10 +27,13 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Optional, Sequence
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from numbers import Integral, Real
 
+from humanize._http import (HIDDEN, MAX_ANSWER_BYTES_BASE, BadAnswer, ConnectionFailed, ResponseTooLarge, check_url,
+                            describe, display_url, excerpt, key_problem, parse_json_body, post, retry_after,
+                            split_credentials)
 from humanize._secrets import register_secret, scrub_secrets
 from humanize._validation import NONBLANK_STR, Interval, Options
 
@@ -44,7 +42,7 @@ from .base import (SAMPLING_CONSTRAINTS, Generation, Generator, Request, check_r
 from humanize.exceptions import EndpointError
 from humanize.exceptions import InvalidParameterError
 
-__all__ = ["EndpointChat", "EndpointError", "DEFAULT_BASE_URL", "answer_limit", "key_problem", "post"]
+__all__ = ["EndpointChat", "EndpointError", "DEFAULT_BASE_URL", "answer_limit"]
 
 #: Where requests go when neither ``base_url`` nor ``OPENAI_BASE_URL`` is set.
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -57,26 +55,9 @@ MAX_RETRY_AFTER = 120.0
 _SEED_MOD = 2 ** 31  # servers differ in seed width (llama.cpp: 32-bit); this range is accepted everywhere
 _LOCK = threading.Lock()
 _log = logging.getLogger(__name__)
-#: An answer may be this many bytes plus MAX_ANSWER_BYTES_PER_TOKEN per requested token (a token is a few
-#: bytes, at most a few dozen JSON-escaped; reasoning text counts among the completion tokens).
-MAX_ANSWER_BYTES_BASE = 1 << 20
+#: An answer may be MAX_ANSWER_BYTES_BASE bytes plus this many per requested token (a token is a few bytes, at
+#: most a few dozen JSON-escaped; reasoning text counts among the completion tokens).
 MAX_ANSWER_BYTES_PER_TOKEN = 512
-#: The most of an error body read (the rest is not read); a message shows an excerpt of EXCERPT_CHARS.
-MAX_ERROR_BYTES = 64 << 10
-EXCERPT_CHARS = 300
-class _SecretQuery:
-    """Query parameters of a URL that hold credentials (their values are hidden like the API key):
-    the one rule of :func:`humanize._secrets.is_secret_name` (``?code=``, ``?api_key=``, ``?sig=``)."""
-
-    @staticmethod
-    def search(name: str) -> bool:
-        from humanize._secrets import is_secret_name
-
-        return is_secret_name(name)
-
-
-_SECRET_QUERY = _SecretQuery()
-HIDDEN = "<hidden>"
 _sleep = time.sleep  # one place to wait between attempts, so tests count the waits instead of timing them
 
 
@@ -95,48 +76,6 @@ class _Secret:
 def answer_limit(max_tokens: int) -> int:
     """The most bytes an answer of at most ``max_tokens`` tokens may have (a bigger one is refused)."""
     return MAX_ANSWER_BYTES_BASE + MAX_ANSWER_BYTES_PER_TOKEN * int(max_tokens)
-
-
-def key_problem(key: str) -> Optional[str]:
-    """What makes ``key`` impossible to send in an HTTP header, or None; never shows the key."""
-    for ch in key:
-        if ch in "\r\n":
-            return "contains a newline"
-        if ord(ch) < 0x20 or ord(ch) == 0x7F:
-            return f"contains a control character (U+{ord(ch):04X})"
-        if ord(ch) > 0x7E:
-            name = unicodedata.name(ch, "")
-            return (f"contains a non-ASCII character (U+{ord(ch):04X}{' ' + name if name else ''}), perhaps from a "
-                    f"copy-paste; a header carries printable ASCII only")
-    return None
-
-
-def split_credentials(url: str) -> tuple[str, bool]:
-    """``(url with its user info and secret query values replaced by <hidden>, whether anything was)``."""
-    parts = urlsplit(url)
-    netloc, hidden = parts.netloc, False
-    if "@" in netloc:
-        netloc, hidden = f"{HIDDEN}@{netloc.rsplit('@', 1)[1]}", True
-    query = parts.query
-    if query:
-        pairs = parse_qsl(query, keep_blank_values=True)
-        if any(_SECRET_QUERY.search(k) and v for k, v in pairs):
-            hidden = True
-            query = urlencode([(k, HIDDEN if _SECRET_QUERY.search(k) and v else v) for k, v in pairs], safe="<>")
-    if not hidden:
-        return url, False
-    for secret in (parts.password, parts.username, *(v for k, v in parse_qsl(parts.query) if _SECRET_QUERY.search(k))):
-        register_secret(secret)
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment)), True
-
-
-def _display_url(url: str) -> str:
-    """``url`` without user info, query or fragment (those may hold credentials)."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
 
 
 class EndpointChat(Generator):
@@ -245,7 +184,7 @@ class EndpointChat(Generator):
     def _check(self) -> None:
         own = "EndpointChat"
         if self.base_url is not None:
-            _check_url(self.base_url, "base_url")
+            check_url(self.base_url, "base_url")
             shown, hidden = split_credentials(self.base_url)
             if hidden and shown != self.base_url:  # the real URL is held like the key, the parameter redacted
                 self.__dict__["_url_secret"] = _Secret(self.base_url)
@@ -261,7 +200,7 @@ class EndpointChat(Generator):
         inside it shown as ``<hidden>``)."""
         url = (self.base_url or "").strip() or os.environ.get("OPENAI_BASE_URL", "").strip() or DEFAULT_BASE_URL
         if self.base_url is None and url != DEFAULT_BASE_URL:
-            _check_url(url, "the OPENAI_BASE_URL environment variable")
+            check_url(url, "the OPENAI_BASE_URL environment variable")
             url = split_credentials(url)[0]
         return url.rstrip("/")
 
@@ -279,7 +218,7 @@ class EndpointChat(Generator):
         if HIDDEN in url or "%3Chidden%3E" in url:
             raise EndpointError(
                 f"EndpointChat (model {self.model!r}): base_url {url!r} had credentials, which are not kept in "
-                f"a pickle nor in get_params(); pass base_url again with them", base_url=_display_url(url),
+                f"a pickle nor in get_params(); pass base_url again with them", base_url=display_url(url),
                 model=self.model)
         return url
 
@@ -288,7 +227,7 @@ class EndpointChat(Generator):
         out = super().provenance()
         for name in (*self._transport_params, "base_url"):  # base_url: resolved below
             out["params"].pop(name, None)
-        out["endpoint"] = _display_url(self.resolved_base_url())
+        out["endpoint"] = display_url(self.resolved_base_url())
         return out
 
     # -- copies: the key stays in memory, never in a pickle ------------------------------
@@ -326,7 +265,7 @@ class EndpointChat(Generator):
             if problem:
                 raise EndpointError(f"EndpointChat (model {self.model!r}): the API key in the {self.api_key_env} "
                                     f"environment variable {problem} (the key is not shown); set it again",
-                                    base_url=_display_url(url), model=self.model)
+                                    base_url=display_url(url), model=self.model)
             return key
         if url == DEFAULT_BASE_URL:
             raise EndpointError(
@@ -347,13 +286,13 @@ class EndpointChat(Generator):
                 raise EndpointError(
                     f"EndpointChat (model {self.model!r}): base_url holds user:password@ and an API key is set; "
                     f"only one can go in the Authorization header: drop one of them",
-                    base_url=_display_url(shown), model=self.model)
+                    base_url=display_url(shown), model=self.model)
             from urllib.parse import unquote
 
             pair = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}"
             if key_problem(pair):
                 raise EndpointError(f"EndpointChat (model {self.model!r}): the user:password@ in base_url "
-                                    f"{key_problem(pair)} (not shown)", base_url=_display_url(shown), model=self.model)
+                                    f"{key_problem(pair)} (not shown)", base_url=display_url(shown), model=self.model)
             token = base64.b64encode(pair.encode()).decode()
             register_secret(token)
             headers["Authorization"] = f"Basic {token}"
@@ -484,13 +423,13 @@ class EndpointChat(Generator):
                         continue  # the same request, as the server takes it: not a retry of a failure
                     if 300 <= status < 400:
                         raise self._error(f"answered HTTP {status}, a redirect to "
-                                          f"{_display_url(answer_headers.get('location') or '') or 'an unnamed address'}"
+                                          f"{display_url(answer_headers.get('location') or '') or 'an unnamed address'}"
                                           f" (not followed); give the final URL", url, key, status, attempt + 1)
                     if status not in _RETRY_STATUSES and status < 500:
                         raise self._error(f"was refused with HTTP {status} (not retried): {message}",
                                           url, key, status, attempt + 1) from None
                     why = f"HTTP {status}: {message}"
-                    wait = _retry_after(answer_headers)
+                    wait = retry_after(answer_headers)
             attempt += 1
             if attempt == attempts:
                 break
@@ -499,7 +438,7 @@ class EndpointChat(Generator):
             _sleep(min(wait, MAX_RETRY_AFTER))
         if status is None and why.startswith("unreachable"):
             raise self._error(
-                f"the endpoint at {_display_url(url)} is {why} after {attempts} attempt(s); start the server, "
+                f"the endpoint at {display_url(url)} is {why} after {attempts} attempt(s); start the server, "
                 f"or point base_url= (or the OPENAI_BASE_URL environment variable) at a running "
                 f"OpenAI-compatible server, e.g. http://localhost:8000/v1", url, key, None, attempts,
                 prefix=False) from None
@@ -545,7 +484,7 @@ class EndpointChat(Generator):
 
     def _error(self, what: str, url: str, key: str, status: Optional[int], attempts: int,
                prefix: bool = True) -> EndpointError:
-        shown = _display_url(url)
+        shown = display_url(url)
         msg = (f"EndpointChat: model {self.model!r} at {shown} {what}" if prefix
                else f"EndpointChat (model {self.model!r}): {what}")
         msg = scrub_secrets(msg, key if key != PLACEHOLDER_KEY else None, self._api_key.value)
@@ -587,186 +526,3 @@ def _content(content: Any) -> str:
     raise BadAnswer(f"with choices[0].message.content = {describe(content)}, not a str or a list of text parts")
 
 
-# -- the HTTP transport (shared with the endpoint detector) ----------------------------------------
-class BadAnswer(ValueError):
-    """A 2xx answer whose body is not what the protocol says; ``retry`` where another try may help."""
-
-    def __init__(self, what: str, retry: bool = False):
-        super().__init__(what)
-        self.retry = retry
-
-
-class ResponseTooLarge(OSError):
-    """An answer bigger than the limit (only the limit was read)."""
-
-    def __init__(self, status: int, limit: int):
-        super().__init__(f"more than {limit} bytes")
-        self.status, self.limit = status, limit
-
-
-class ConnectionFailed(OSError):
-    """No HTTP answer: the connection could not be made or broke (the message names why, never a header)."""
-
-
-def _connection(parts, timeout: float) -> tuple[Any, bool]:
-    """An HTTP(S) connection to ``parts``' host, through the environment's proxy where one is set;
-    ``(connection, whether the request line needs the absolute URL)``."""
-    host, port = parts.hostname or "", parts.port
-    https = parts.scheme == "https"
-    proxy = None if urllib.request.proxy_bypass(host) else urllib.request.getproxies().get(parts.scheme)
-    if proxy:
-        p = urlsplit(proxy if "://" in proxy else "http://" + proxy)
-        if https:
-            conn = http.client.HTTPSConnection(p.hostname, p.port or (443 if p.scheme == "https" else 80),
-                                               timeout=timeout)
-            conn.set_tunnel(host, port or 443)
-            return conn, False
-        return http.client.HTTPConnection(p.hostname, p.port or 80, timeout=timeout), True
-    cls = http.client.HTTPSConnection if https else http.client.HTTPConnection
-    return cls(host, port, timeout=timeout), False
-
-
-def _hang_up(conn: Any) -> None:
-    sock = getattr(conn, "sock", None)
-    if sock is not None:
-        try:
-            sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-
-
-def post(url: str, payload: bytes, headers: dict, *, timeout: float,
-         max_bytes: int) -> tuple[int, dict, bytes, bool]:
-    """POST ``payload``; ``(status, headers with lower-case names, body, whether the body was cut)``.
-
-    ``timeout`` is a deadline for the whole exchange (a watchdog hangs up when it passes, so a
-    server sending a byte at a time cannot stretch it). A 2xx body over ``max_bytes`` raises
-    :class:`ResponseTooLarge` (the rest is not read); another body is read up to
-    :data:`MAX_ERROR_BYTES` and cut there. Redirects are not followed. Raises ``TimeoutError``
-    or :class:`ConnectionFailed`.
-    """
-    parts = urlsplit(url)
-    deadline = time.monotonic() + timeout
-    conn, absolute = _connection(parts, timeout)
-    watchdog = threading.Timer(timeout, _hang_up, (conn,))
-    watchdog.daemon = True
-    watchdog.start()
-    _log.debug("POST %s (%d bytes)", _display_url(url), len(payload))
-    try:
-        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-        conn.request("POST", url if absolute else path, body=payload, headers=headers)
-        resp = conn.getresponse()
-        status = resp.status
-        answer_headers = {k.lower(): v for k, v in resp.getheaders()}
-        ok = 200 <= status < 300
-        limit = max_bytes if ok else MAX_ERROR_BYTES
-        declared = answer_headers.get("content-length", "")
-        if ok and declared.isdigit() and int(declared) > limit:
-            raise ResponseTooLarge(status, limit)
-        chunks, n, cut = [], 0, False
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError()
-            if conn.sock is not None:
-                conn.sock.settimeout(left)
-            chunk = resp.read1(min(65536, limit + 1 - n))
-            if not chunk:
-                break
-            n += len(chunk)
-            if n > limit:
-                if ok:
-                    raise ResponseTooLarge(status, limit)
-                chunks.append(chunk[:len(chunk) - (n - limit)])
-                cut = True
-                break
-            chunks.append(chunk)
-        if time.monotonic() >= deadline:
-            raise TimeoutError()
-        return status, answer_headers, b"".join(chunks), cut
-    except (ResponseTooLarge, TimeoutError):
-        raise
-    except (OSError, http.client.HTTPException, ValueError) as exc:
-        if time.monotonic() >= deadline - 1e-3:
-            raise TimeoutError() from None
-        raise ConnectionFailed(f"{type(exc).__name__}: {' '.join(str(exc).split())}"[:200]) from None
-    finally:
-        watchdog.cancel()
-        conn.close()
-
-
-def parse_json_body(data: bytes) -> Any:
-    """The JSON document in a 2xx body; :class:`BadAnswer` naming what it is instead (empty: retried)."""
-    if not data.strip():
-        raise BadAnswer("with an empty body", retry=True)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise BadAnswer(f"with a body that is not UTF-8 (byte 0x{data[err.start]:02x} at position {err.start}): "
-                        f"{excerpt(data, False, raw=True)}") from None
-    try:
-        return json.loads(text)
-    except ValueError:
-        what = "an HTML page" if text.lstrip()[:1] == "<" else "a body"
-        raise BadAnswer(f"with {what} that is not JSON: {excerpt(data, False, raw=True)}") from None
-
-
-def error_message(text: str) -> str:
-    """A JSON error body's message (``error.message``, ``detail``, ``message``, ...), else ``text`` as it is."""
-    try:
-        doc = json.loads(text)
-    except ValueError:
-        return text
-    for field in ("error", "detail", "message"):
-        if isinstance(doc, dict) and field in doc:
-            doc = doc[field]
-    doc = doc.get("message", doc) if isinstance(doc, dict) else doc
-    return doc if isinstance(doc, str) else json.dumps(doc)
-
-
-def excerpt(data: bytes, cut: bool, raw: bool = False, limit: int = EXCERPT_CHARS) -> str:
-    """A body's message on one line, at most ``limit`` characters: a JSON error's ``message``
-    (``error.message``, ``detail``, ...), else the text; says when it was cut."""
-    text = data.decode("utf-8", "replace") if isinstance(data, (bytes, bytearray)) else str(data)
-    if not raw and not cut:
-        text = error_message(text)
-    text = scrub_secrets(" ".join(text.split()))
-    shown = text[:limit] + f"... ({len(data)}{'+' if cut else ''} bytes, cut)" \
-        if len(text) > limit or cut else text
-    return repr(shown) if shown else "(empty body)"
-
-
-def describe(v: Any) -> str:
-    """A short description of a JSON value for a message."""
-    if v is None:
-        return "null"
-    shown = repr(v)
-    return f"a {type(v).__name__} ({shown[:40] + '...' if len(shown) > 40 else shown})"
-
-def _check_url(url: str, where: str, owner: str = "EndpointChat",
-               example: str = "http://localhost:8000/v1") -> None:
-    """An http(s) URL with a host, or a ``ValueError`` naming ``owner``/``where`` (shared with the endpoint detector)."""
-    parts = urlsplit(url.strip())
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        # shown only when it looks like an address: a key passed here by mistake must not reach a log
-        shown = (repr(_display_url(url)) if parts.hostname else repr(url[:80]) if any(c in url for c in ":/.")
-                 else "a str that is not a URL (not shown, in case it is a key)")
-        raise ValueError(f"{owner}: {where} must be an http(s) URL such as {example}, got {shown}")
-
-
-def _retry_after(headers: Any) -> Optional[float]:
-    """Seconds a server asks to wait: ``retry-after-ms``, or ``Retry-After`` (seconds or an HTTP date)."""
-    try:
-        ms = headers.get("retry-after-ms")
-        if ms is not None:
-            return max(0.0, float(ms) / 1000)
-        value = headers.get("retry-after")
-        if value is None:
-            return None
-        try:
-            return max(0.0, float(value))
-        except ValueError:
-            when = email.utils.parsedate_to_datetime(value)
-            return max(0.0, when.timestamp() - time.time())
-    except (TypeError, ValueError, OverflowError):
-        return None

@@ -1,4 +1,5 @@
-"""Quality meters of your own: the documented extension point of :class:`~humanize.quality.QualityMeter`.
+"""Quality meters as components: the :class:`PairMeter` base, the registry of meters (the package's own,
+:data:`_REGISTRY`, and yours), and the extension point of :class:`~humanize.quality.QualityMeter`.
 
 A :class:`PairMeter` scores (original, attacked) pairs and returns one or more columns::
 
@@ -30,24 +31,93 @@ import pandas as pd
 from humanize._params import ParamsMixin
 from humanize._registry import Registry
 
-__all__ = ["PairMeter", "available", "build_meters", "get", "origin", "register", "resolve", "score_custom"]
+__all__ = ["PairMeter", "available", "build_meters", "builtin_meters", "get", "merge_columns", "notes_of", "origin",
+           "register", "resolve"]
 
 
 class PairMeter(ParamsMixin):
     """Base class: ``score(originals, attacked)`` -> ``{column: values}`` (or a DataFrame), one value
     per pair, a number or NaN. Constructor arguments are the parameters; bump ``version`` when the
-    same parameters start giving other figures."""
+    same parameters start giving other figures.
+
+    Traits (class attributes) :class:`~humanize.quality.QualityMeter` reads:
+
+    - ``default``: computed when ``meters`` is None (a built-in meter; an opt-in one is named in ``meters``);
+    - ``as_read``: cheap and meant for the text as it is seen, so a run scores it again on both texts as a
+      reader sees them (columns ``<column>_read``, :mod:`humanize.quality.as_read`).
+    - ``columns``: the columns it gives, where known in advance (the built-in meters': a run reads the "as
+      read" figures of these columns; a meter of your own may leave it empty).
+
+    A built-in meter also overrides :meth:`measure` to give a reason for each NaN (the ``note`` column) and
+    columns of text (the resolved model's name).
+    """
 
     name: str = "pair_meter"
     version: str = "1"
+    default: bool = False
+    as_read: bool = False
+    columns: tuple = ()
 
     def score(self, originals: Sequence[str], attacked: Sequence[str]):
         raise NotImplementedError(f"{type(self).__name__} must implement score(originals, attacked)")
 
+    def measure(self, originals: list[str], attacked: list[str]) -> tuple[dict, list[str]]:
+        """``(columns, notes)``: :meth:`score`'s columns, each checked (a new non-empty name, one number per
+        pair) and as a float array, and one note per pair ("" where none)."""
+        n = len(originals)
+        out = self.score(list(originals), list(attacked))
+        if isinstance(out, pd.DataFrame):
+            out = {c: out[c].to_numpy() for c in out.columns}
+        if not isinstance(out, dict) or not out:
+            raise TypeError(f"quality meter {self.name!r}: score must return {{column: values}} or a DataFrame, "
+                            f"got {type(out).__name__}")
+        cols: dict[str, np.ndarray] = {}
+        for column, values in out.items():
+            try:
+                arr = np.asarray(values, dtype=float).reshape(-1)
+            except (TypeError, ValueError):
+                raise TypeError(f"quality meter {self.name!r}: column {column!r} must hold numbers") from None
+            if len(arr) != n:
+                raise ValueError(f"quality meter {self.name!r}: column {column!r} has {len(arr)} values for "
+                                 f"{n} pairs")
+            cols[column] = arr
+        return cols, [""] * n
 
-_REGISTRY: dict = {}
+    @classmethod
+    def from_quality_params(cls, params: dict) -> "PairMeter":
+        """This meter configured by a :class:`~humanize.quality.QualityMeter`'s parameters: each of its own
+        parameters that the quality meter also has (``lm``, ``encoder``, ``batch_size``, ``device``, ...)
+        takes the quality meter's value; the others keep their defaults."""
+        return cls(**{k: params[k] for k in cls._param_tuple() if k in params})
+
+
+def notes_of(parts: dict) -> list[str]:
+    """One note per pair from ``{column: reasons}`` (a reason per pair, "" where none): ``"column: reason"``
+    joined by ``"; "`` in the order given."""
+    lists = list(parts.items())
+    n = len(lists[0][1]) if lists else 0
+    return ["; ".join(f"{column}: {why[i]}" for column, why in lists if why[i]) for i in range(n)]
+
+
+#: The built-in meters, in the order of their columns. Adding one: a module with a PairMeter subclass and
+#: one line here (docs/howto/plugins.md, "A built-in meter").
+_REGISTRY: dict = {
+    "perplexity": "humanize.quality.perplexity:Perplexity",
+    "cosine": "humanize.quality.similarity:Cosine",
+    "rouge_l": "humanize.quality.lexical:RougeL",
+    "flesch": "humanize.quality.lexical:Flesch",
+    "edit_rate": "humanize.quality.lexical:EditRate",
+    "validity": "humanize.quality.validity:SwapValidity",
+    "entailment": "humanize.quality.entailment:Entailment",
+    "judge": "humanize.quality.judge:MeaningJudge",
+}
 _registry = Registry("quality meter", PairMeter, _REGISTRY, group="humanize.meters")
 register, available, resolve, get, origin = _registry.functions()
+
+
+def builtin_meters() -> dict:
+    """``{name: class}`` of the built-in meters, in column order."""
+    return {name: resolve(name) for name in _REGISTRY if name in _registry._builtin}
 
 
 def _one(item: Any, where: str) -> PairMeter:
@@ -63,7 +133,8 @@ def _one(item: Any, where: str) -> PairMeter:
 
 
 def build_meters(items) -> list[PairMeter]:
-    """The meters ``items`` name (objects as given); names must be unique and not a built-in meter's."""
+    """The meters ``items`` name (objects as given), with distinct names; a column a built-in meter that also
+    runs gives is taken (:func:`merge_columns` refuses it)."""
     if items is None:
         return []
     if isinstance(items, (str, dict, PairMeter)) or not isinstance(items, (list, tuple)):
@@ -77,28 +148,13 @@ def build_meters(items) -> list[PairMeter]:
     return meters
 
 
-def score_custom(meters: list[PairMeter], originals: list[str], attacked: list[str],
-                 taken: set) -> tuple[dict, list[str]]:
-    """Every meter's columns (``taken``: column names already used) and one note per pair."""
-    n = len(originals)
-    cols: dict[str, np.ndarray] = {}
-    for meter in meters:
-        out = meter.score(list(originals), list(attacked))
-        if isinstance(out, pd.DataFrame):
-            out = {c: out[c].to_numpy() for c in out.columns}
-        if not isinstance(out, dict) or not out:
-            raise TypeError(f"quality meter {meter.name!r}: score must return {{column: values}} or a DataFrame, "
-                            f"got {type(out).__name__}")
-        for column, values in out.items():
-            if not isinstance(column, str) or not column or column in taken or column in cols or column == "note":
-                raise ValueError(f"quality meter {meter.name!r}: column {column!r} is not a new non-empty name "
-                                 f"(taken: {sorted(taken | set(cols))})")
-            try:
-                arr = np.asarray(values, dtype=float).reshape(-1)
-            except (TypeError, ValueError):
-                raise TypeError(f"quality meter {meter.name!r}: column {column!r} must hold numbers") from None
-            if len(arr) != n:
-                raise ValueError(f"quality meter {meter.name!r}: column {column!r} has {len(arr)} values for "
-                                 f"{n} pairs")
-            cols[column] = arr
-    return cols, [""] * n
+def merge_columns(meter: PairMeter, out: dict, cols: dict, n: int) -> None:
+    """Add ``meter``'s columns ``out`` to ``cols``: each a new non-empty name (not ``note``), ``n`` values."""
+    for column, values in out.items():
+        if not isinstance(column, str) or not column or column in cols or column == "note":
+            raise ValueError(f"quality meter {meter.name!r}: column {column!r} is not a new non-empty name "
+                             f"(taken: {sorted(cols)})")
+        if len(values) != n:
+            raise ValueError(f"quality meter {meter.name!r}: column {column!r} has {len(values)} values for "
+                             f"{n} pairs")
+        cols[column] = values

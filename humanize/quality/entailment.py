@@ -38,8 +38,9 @@ from humanize.models.classify import softmax_in_batches
 from humanize.models.text import model_input, repair_text, token_prefix
 
 from ._common import check_pairs, one_or_many_pairs
+from .custom import PairMeter, notes_of
 
-__all__ = ["DEFAULT_NLI_MODEL", "entailment", "entailment_with_notes", "get_nli_model", "nli_labels",
+__all__ = ["Entailment", "DEFAULT_NLI_MODEL", "entailment", "entailment_with_notes", "get_nli_model", "nli_labels",
            "sentence_pairs", "split_sentences"]
 
 #: A three-way NLI cross-encoder (SNLI + MultiNLI), 184M parameters; ``microsoft/deberta-large-mnli`` works too.
@@ -219,3 +220,32 @@ def entailment(originals, attacked, model: Union[str, os.PathLike, LoadedModel] 
     originals, attacked, single = one_or_many_pairs("entailment", originals, attacked)
     cols, _, _ = entailment_with_notes(originals, attacked, model, batch_size=batch_size, device=device)
     return float(cols["entailment"][0]) if single else cols["entailment"]
+
+
+class Entailment(PairMeter):
+    """Meaning kept (opt-in): bidirectional NLI entailment over aligned sentence pairs.
+
+    :func:`entailment_with_notes`; columns ``entailment``, ``entailment_min``, ``contradiction`` and ``entailment_model`` (the resolved model).
+
+    nli_model : the NLI classifier (hub id, directory or loaded model)
+    batch_size : sentence pairs per forward pass
+    """
+
+    name = "entailment"
+    columns = ("entailment", "entailment_min", "contradiction", "entailment_model")
+    _model_params = ("nli_model",)
+    _parameter_constraints = {"nli_model": [MODEL], "batch_size": [Interval(Integral, 1, None)]}
+
+    def __init__(self, nli_model: Union[str, os.PathLike, LoadedModel] = DEFAULT_NLI_MODEL, batch_size: int = 16,
+                 device=None):
+        self._init_params(locals())
+
+    def measure(self, originals, attacked) -> tuple[dict, list[str]]:
+        ent, why, model = entailment_with_notes(originals, attacked, self.nli_model, batch_size=self.batch_size,
+                                                device=self.device)
+        cols = {c: ent[c] for c in ("entailment", "entailment_min", "contradiction")}
+        cols["entailment_model"] = [model] * len(why)
+        return cols, notes_of({"entailment": why})
+
+    def score(self, originals, attacked) -> dict:
+        return self.measure(originals, attacked)[0]

@@ -51,11 +51,10 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from humanize._params import ParamsMixin
-
 from humanize._validation import Interval
 
 from ._common import check_pairs
+from .custom import PairMeter, notes_of
 
 __all__ = ["MeaningJudge", "judge_prompt", "judge_with_notes", "parse_score", "JUDGE_SCALE"]
 
@@ -159,7 +158,7 @@ def judge_name(gen) -> str:
     return type(gen).__name__
 
 
-class MeaningJudge(ParamsMixin):
+class MeaningJudge(PairMeter):
     """Rate with an LLM whether each rewrite says the same thing as its original (scale in the module docstring).
 
     llm : the judge: a chat model name (local), ``"endpoint:<model>"``, a dict with ``backend``
@@ -170,6 +169,7 @@ class MeaningJudge(ParamsMixin):
     """
 
     name = "judge"
+    columns = ("judge_score", "judge_meaning", "judge_model")
     #: bump when the prompt, the scale or the parsing changes
     version = "1"
     _library_version = True
@@ -235,6 +235,25 @@ class MeaningJudge(ParamsMixin):
             else:
                 scores[i] = float(value)
         return {"judge_score": scores, "judge_meaning": (scores - 1.0) / 4.0}, notes, judge_name(gen)
+
+    def measure(self, originals, attacked) -> tuple[dict, list[str]]:
+        """The quality meter's columns ``judge_score``, ``judge_meaning`` and ``judge_model``, and the notes."""
+        judged, why, model = self.score_with_notes(originals, attacked)
+        cols = {"judge_score": judged["judge_score"], "judge_meaning": judged["judge_meaning"],
+                "judge_model": [model] * len(why)}
+        return cols, notes_of({"judge": why})
+
+    def score(self, originals, attacked) -> dict:
+        return self.measure(originals, attacked)[0]
+
+    @classmethod
+    def from_quality_params(cls, params: dict) -> "MeaningJudge":
+        """The quality meter's ``judge``: as it is when a MeaningJudge, else ``MeaningJudge(judge)``."""
+        judge = params.get("judge")
+        if judge is None:
+            raise ValueError("meters names 'judge' but judge is None; give judge='endpoint:<model>', a local "
+                             "chat model name, a dict with 'backend' or a Generator")
+        return judge if isinstance(judge, MeaningJudge) else cls(judge)
 
 
 def judge_with_notes(originals: Sequence[str], attacked: Sequence[str], judge: Any, *, seed: int = 0,

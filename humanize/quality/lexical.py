@@ -25,11 +25,14 @@ import numbers
 import re
 from pathlib import Path
 
+import numpy as np
+
 from humanize._validation import Interval, validate_parameter_constraints
 
-from ._common import check_text
+from ._common import check_pairs, check_text
+from .custom import PairMeter, notes_of
 
-__all__ = ["rouge_l", "flesch_reading_ease", "edit_rate", "rouge_l_with_note", "flesch_with_note",
+__all__ = ["RougeL", "Flesch", "EditRate", "rouge_l", "flesch_reading_ease", "edit_rate", "rouge_l_with_note", "flesch_with_note",
            "edit_rate_with_note", "MAX_CHARS", "check_max_chars"]
 
 _WORDLIKE = re.compile(r"[^\W_]", re.UNICODE)
@@ -185,3 +188,75 @@ def edit_rate(original: str, attacked: str, max_chars: int = MAX_CHARS) -> tuple
     """
     words, chars, _ = edit_rate_with_note(original, attacked, max_chars)
     return words, chars
+
+
+class RougeL(PairMeter):
+    """Lexical consistency: ROUGE-L F1 of the attacked text against the original (TH-Bench Table 2).
+
+    :func:`rouge_l`; column ``rouge_l``."""
+
+    name = "rouge_l"
+    default = True
+    columns = ("rouge_l",)
+    as_read = True
+    _parameter_constraints = {"max_chars": MAX_CHARS_CONSTRAINT}
+
+    def __init__(self, max_chars: int = MAX_CHARS):
+        self._init_params(locals())
+
+    def measure(self, originals, attacked) -> tuple[dict, list[str]]:
+        originals, attacked = check_pairs(type(self).__name__, "measure", originals, attacked)
+        pairs = [rouge_l_with_note(a, b, int(self.max_chars)) for a, b in zip(originals, attacked)]
+        return {"rouge_l": [p[0] for p in pairs]}, notes_of({"rouge_l": [p[1] for p in pairs]})
+
+    def score(self, originals, attacked) -> dict:
+        return self.measure(originals, attacked)[0]
+
+
+class Flesch(PairMeter):
+    """Complexity: Flesch reading ease of both texts and its change (TH-Bench Table 2).
+
+    :func:`flesch_reading_ease`; columns ``flesch_original``, ``flesch_attacked``, ``flesch_delta``."""
+
+    name = "flesch"
+    default = True
+    columns = ("flesch_original", "flesch_attacked", "flesch_delta")
+    as_read = True
+
+    def __init__(self):
+        self._init_params(locals())
+
+    def measure(self, originals, attacked) -> tuple[dict, list[str]]:
+        originals, attacked = check_pairs(type(self).__name__, "measure", originals, attacked)
+        fa = [flesch_with_note(t) for t in originals]
+        fb = [flesch_with_note(t) for t in attacked]
+        cols = {"flesch_original": [f[0] for f in fa], "flesch_attacked": [f[0] for f in fb]}
+        cols["flesch_delta"] = np.array(cols["flesch_attacked"]) - np.array(cols["flesch_original"])
+        return cols, notes_of({"flesch_original": [f[1] for f in fa], "flesch_attacked": [f[1] for f in fb]})
+
+    def score(self, originals, attacked) -> dict:
+        return self.measure(originals, attacked)[0]
+
+
+class EditRate(PairMeter):
+    """How much of the text changed: word and character Levenshtein edit rates.
+
+    :func:`edit_rate`; columns ``word_edit_rate`` and ``char_edit_rate``."""
+
+    name = "edit_rate"
+    default = True
+    columns = ("word_edit_rate", "char_edit_rate")
+    as_read = True
+    _parameter_constraints = {"max_chars": MAX_CHARS_CONSTRAINT}
+
+    def __init__(self, max_chars: int = MAX_CHARS):
+        self._init_params(locals())
+
+    def measure(self, originals, attacked) -> tuple[dict, list[str]]:
+        originals, attacked = check_pairs(type(self).__name__, "measure", originals, attacked)
+        er = [edit_rate_with_note(a, b, int(self.max_chars)) for a, b in zip(originals, attacked)]
+        return ({"word_edit_rate": [e[0] for e in er], "char_edit_rate": [e[1] for e in er]},
+                notes_of({"edit_rate": [e[2] for e in er]}))
+
+    def score(self, originals, attacked) -> dict:
+        return self.measure(originals, attacked)[0]

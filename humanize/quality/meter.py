@@ -4,7 +4,6 @@ from __future__ import annotations
 from numbers import Real
 from typing import Optional, Sequence, Union
 
-import numpy as np
 import pandas as pd
 
 from humanize._params import ParamsMixin
@@ -14,19 +13,28 @@ from humanize.exceptions import InvalidParameterError
 from humanize.models import DEFAULT_CAUSAL_LM, DEFAULT_SENTENCE_ENCODER, LoadedModel
 
 from ._common import check_pairs
-from .entailment import DEFAULT_NLI_MODEL, entailment_with_notes
-from .judge import MeaningJudge
-from .lexical import MAX_CHARS, MAX_CHARS_CONSTRAINT, edit_rate_with_note, flesch_with_note, rouge_l_with_note
-from .perplexity import MAX_WINDOWS, WINDOW_CONSTRAINTS, check_stride, perplexity_with_notes
-from .similarity import similarity_with_notes
+from .as_read import AsRead
 from .context import CONTEXT_THRESHOLD
-from .validity import swap_validity_with_note, summarize_validity
+from .custom import PairMeter, builtin_meters, merge_columns
+from .entailment import DEFAULT_NLI_MODEL
+from .judge import MeaningJudge
+from .lexical import MAX_CHARS, MAX_CHARS_CONSTRAINT
+from .perplexity import MAX_WINDOWS, WINDOW_CONSTRAINTS, check_stride
+from .validity import summarize_validity
 
 __all__ = ["QualityMeter", "METERS", "OPTIONAL_METERS", "summarize"]
 
-METERS = ("perplexity", "cosine", "rouge_l", "flesch", "edit_rate", "validity")
+#: The built-in meters computed by default (registered :class:`~humanize.quality.custom.PairMeter` s whose
+#: ``default`` is True), in column order.
+METERS = tuple(name for name, cls in builtin_meters().items() if cls.default)
 #: Meters computed only when named in ``meters``: they need a hub NLI model / an LLM judge.
-OPTIONAL_METERS = ("entailment", "judge")
+OPTIONAL_METERS = tuple(name for name, cls in builtin_meters().items() if not cls.default)
+
+#: The built-in members (name -> version) that the quality meter's ``version`` "3" stands for: their parameters
+#: are the quality meter's own, already in its fingerprint. Any other active member (a member whose version was
+#: bumped, a built-in meter added later) adds its provenance under ``members``, so its figures are recomputed.
+_COVERED = {"perplexity": "1", "cosine": "1", "rouge_l": "1", "flesch": "1", "edit_rate": "1", "validity": "1",
+            "entailment": "1", "judge": "1"}
 
 
 class QualityMeter(ParamsMixin):
@@ -72,6 +80,7 @@ class QualityMeter(ParamsMixin):
     # 3: the validity meter scores every swap in its sentence under ``lm`` (issue #33); 2: the validity meter
     version = "3"
     _model_params = ("lm", "encoder", "nli_model")
+    _derived_state = ("_members_cache", "_custom_cache", "_judge_cache")
     _library_version = True
     _repr_changed_only = True
     _parameter_constraints = {
@@ -98,6 +107,7 @@ class QualityMeter(ParamsMixin):
         check_stride(self.stride, self.max_length, "QualityMeter")
         self._check_meaning_meters()
         self._custom()
+        self.members()
 
     def _custom(self) -> list:
         """The custom meters as objects (built once per ``custom`` value; loads nothing)."""
@@ -126,35 +136,62 @@ class QualityMeter(ParamsMixin):
             self.__dict__["_judge_cache"] = cached
         return cached[1]
 
+    def members(self) -> list[PairMeter]:
+        """The active built-in meters (:data:`METERS` and the named :data:`OPTIONAL_METERS`), in column order, each
+        configured by this meter's parameters (:meth:`PairMeter.from_quality_params`); built once per parameter
+        values, loading nothing. :meth:`score` runs them, then the ``custom`` ones."""
+        params = self.get_params(deep=False)
+        key = tuple((k, id(v)) for k, v in params.items())
+        cached = self.__dict__.get("_members_cache")
+        if cached is None or cached[0] != key:
+            if self.judge is not None:
+                params["judge"] = self._judge()
+            classes = builtin_meters()
+            cached = (key, [classes[name].from_quality_params(params) for name in self._active()])
+            self.__dict__["_members_cache"] = cached
+        return list(cached[1])
+
+    def read_again(self, reader) -> Optional[AsRead]:
+        """The active members whose ``as_read`` trait is set (cosine, ROUGE-L, Flesch, edit rates), again on both
+        texts as ``reader`` gives them (:class:`~humanize.quality.as_read.AsRead`); None when none is active."""
+        members = [m for m in self.members() if m.as_read]
+        return AsRead(reader, members) if members else None
+
     def _fingerprint_models(self) -> dict:
-        # only the models of the meters that run: ROUGE-L alone does not depend on the LM
-        active = self._active()
-        out = {k: getattr(self, k) for k, meter in (("lm", "perplexity"), ("encoder", "cosine"),
-                                                    ("nli_model", "entailment")) if meter in active}
-        if "validity" in active and self.context_threshold is not None:
-            out["lm"] = self.lm  # the context part of the validity meter scores with it
+        # the models the active members name: ROUGE-L alone does not depend on the LM
+        out = {}
+        for member in self.members():
+            out.update((k, v) for k, v in member._fingerprint_models().items() if k in self._model_params)
         return out
 
     def provenance(self) -> dict:
-        """As every component's; an active judge is its resolved generator and prompt version, else None."""
+        """As every component's; an active judge is its resolved generator and prompt version, else None; an
+        active member that the version does not stand for (:data:`_COVERED`) adds its own under ``members``."""
         out = super().provenance()
-        out["params"]["judge"] = self._judge().provenance() if "judge" in self._active() else None
+        members = self.members()
+        out["params"]["judge"] = next((m.provenance() for m in members if m.name == "judge"), None)
         if self.custom is None:  # the fingerprints of meters without custom ones stay as they were
             out["params"].pop("custom", None)
         else:
             out["params"]["custom"] = [m.provenance() for m in self._custom()]
+        extra = {m.name: m.provenance() for m in members if _COVERED.get(m.name) != str(m.version)}
+        if extra:
+            out["members"] = extra
         return out
 
     def _active(self) -> tuple[str, ...]:
+        """The names of the active built-in meters, in column order (the registry's)."""
+        builtin = builtin_meters()
         if self.meters is None:
-            return METERS
+            return tuple(name for name, cls in builtin.items() if cls.default)
         if isinstance(self.meters, (str, bytes, dict)) or not hasattr(self.meters, "__iter__"):
             raise TypeError(f"QualityMeter: meters must be a sequence of names or None, got "
                             f"{type(self.meters).__name__}")
-        unknown = [m for m in self.meters if m not in METERS + OPTIONAL_METERS]
+        unknown = [m for m in self.meters if m not in builtin]
         if unknown:
-            raise ValueError(f"QualityMeter: unknown meters {unknown}; allowed: {list(METERS + OPTIONAL_METERS)}")
-        return tuple(m for m in METERS + OPTIONAL_METERS if m in self.meters)
+            allowed = [n for n, c in builtin.items() if c.default] + [n for n, c in builtin.items() if not c.default]
+            raise ValueError(f"QualityMeter: unknown meters {unknown}; allowed: {allowed}")
+        return tuple(name for name in builtin if name in self.meters)
 
     def score(self, originals, attacked=None) -> pd.DataFrame:
         """One row per pair; NaN figures carry their reason in ``note``.
@@ -175,71 +212,15 @@ class QualityMeter(ParamsMixin):
                                 "or call score(originals, attacked) with two sequences of str")
             originals, attacked = [r.original for r in results], [r.text for r in results]
         originals, attacked = check_pairs("QualityMeter", "score", originals, attacked)
-        active = self._active()
-        max_chars, max_windows = int(self.max_chars), int(self.max_windows)
         n = len(originals)
-        cols: dict[str, list] = {}
+        cols: dict = {}
         notes: list[list[str]] = [[] for _ in range(n)]
-
-        def note(column: str, values: Sequence[str]) -> None:
-            for i, v in enumerate(values):
-                if v:
-                    notes[i].append(f"{column}: {v}")
-
-        if "perplexity" in active:
-            ppl, why, model = perplexity_with_notes(
-                originals + attacked, self.lm, batch_size=self.batch_size, max_length=self.max_length,
-                stride=self.stride, max_windows=max_windows, device=self.device)
-            cols["perplexity_original"], cols["perplexity_attacked"] = ppl[:n], ppl[n:]
-            cols["perplexity_delta"] = ppl[n:] - ppl[:n]
-            cols["perplexity_model"] = [model] * n
-            note("perplexity_original", why[:n])
-            note("perplexity_attacked", why[n:])
-        if "cosine" in active:
-            cos, why, model = similarity_with_notes(originals, attacked, self.encoder, device=self.device)
-            cols["cosine"], cols["cosine_model"] = cos, [model] * n
-            note("cosine", why)
-        if "rouge_l" in active:
-            pairs = [rouge_l_with_note(a, b, max_chars) for a, b in zip(originals, attacked)]
-            cols["rouge_l"] = [p[0] for p in pairs]
-            note("rouge_l", [p[1] for p in pairs])
-        if "flesch" in active:
-            fa = [flesch_with_note(t) for t in originals]
-            fb = [flesch_with_note(t) for t in attacked]
-            cols["flesch_original"] = [f[0] for f in fa]
-            cols["flesch_attacked"] = [f[0] for f in fb]
-            cols["flesch_delta"] = np.array(cols["flesch_attacked"]) - np.array(cols["flesch_original"])
-            note("flesch_original", [f[1] for f in fa])
-            note("flesch_attacked", [f[1] for f in fb])
-        if "edit_rate" in active:
-            er = [edit_rate_with_note(a, b, max_chars) for a, b in zip(originals, attacked)]
-            cols["word_edit_rate"] = [e[0] for e in er]
-            cols["char_edit_rate"] = [e[1] for e in er]
-            note("edit_rate", [e[2] for e in er])
-        if "validity" in active:
-            ctx_lm = None if self.context_threshold is None else self.lm
-            valid, why = swap_validity_with_note(originals, attacked, ctx_lm,
-                                                 context_threshold=self.context_threshold, device=self.device)
-            for column in valid.columns:
-                cols[column] = valid[column].to_numpy()
-            note("validity", [why] * n)
-        if "entailment" in active:
-            ent, why, model = entailment_with_notes(originals, attacked, self.nli_model,
-                                                    batch_size=self.batch_size, device=self.device)
-            for column in ("entailment", "entailment_min", "contradiction"):
-                cols[column] = ent[column]
-            cols["entailment_model"] = [model] * n
-            note("entailment", why)
-        if "judge" in active:
-            judged, why, model = self._judge().score_with_notes(originals, attacked)
-            cols["judge_score"], cols["judge_meaning"] = judged["judge_score"], judged["judge_meaning"]
-            cols["judge_model"] = [model] * n
-            note("judge", why)
-        if self.custom:
-            from .custom import score_custom
-
-            extra, _ = score_custom(self._custom(), originals, attacked, set(cols))
-            cols.update(extra)
+        for member in self.members() + self._custom():  # the built-in ones, then the user's
+            out, why = member.measure(originals, attacked)
+            merge_columns(member, out, cols, n)
+            for i, w in enumerate(why):
+                if w:
+                    notes[i].append(w)
         frame = pd.DataFrame(cols, index=pd.RangeIndex(n))
         frame["note"] = ["; ".join(x) for x in notes]
         return frame

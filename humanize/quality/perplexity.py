@@ -30,13 +30,16 @@ from typing import Optional, Union
 
 import numpy as np
 
-from humanize._validation import Interval, check_texts, validate_parameter_constraints
+from humanize._validation import MODEL, Interval, check_texts, validate_parameter_constraints
 from humanize.exceptions import InvalidParameterError
 from humanize.models import DEFAULT_CAUSAL_LM, LoadedModel, load_causal_lm
 from humanize.models.scoring import _window_params, encode_for_scoring, sequence_logprobs, shared_logprobs
 from humanize.models.text import model_input
 
-__all__ = ["perplexity", "perplexity_with_notes", "get_lm", "MAX_WINDOWS", "check_max_windows"]
+from ._common import check_pairs
+from .custom import PairMeter, notes_of
+
+__all__ = ["Perplexity", "perplexity", "perplexity_with_notes", "get_lm", "MAX_WINDOWS", "check_max_windows"]
 
 #: Default cap on the scoring windows per text.
 MAX_WINDOWS = 8
@@ -130,3 +133,37 @@ def perplexity(texts, lm: Union[str, LoadedModel] = DEFAULT_CAUSAL_LM, *, batch_
                                          max_length=max_length, stride=stride, max_windows=max_windows,
                                          device=device)
     return float(values[0]) if single else values
+
+
+class Perplexity(PairMeter):
+    """Fluency: perplexity of both texts under a causal LM, and its change (TH-Bench Section 3.3).
+
+    Columns ``perplexity_original``, ``perplexity_attacked``, ``perplexity_delta`` and
+    ``perplexity_model`` (the resolved model). Parameters as :func:`perplexity`'s."""
+
+    name = "perplexity"
+    default = True
+    columns = ("perplexity_original", "perplexity_attacked", "perplexity_delta", "perplexity_model")
+    _model_params = ("lm",)
+    _parameter_constraints = {"lm": [MODEL], **WINDOW_CONSTRAINTS}
+
+    def __init__(self, lm: Union[str, LoadedModel] = DEFAULT_CAUSAL_LM, batch_size: int = 8,
+                 max_length: Optional[int] = None, stride: Optional[int] = None, max_windows: int = MAX_WINDOWS,
+                 device=None):
+        self._init_params(locals())
+
+    def _check(self) -> None:
+        check_stride(self.stride, self.max_length, type(self).__name__)
+
+    def measure(self, originals, attacked) -> tuple[dict, list[str]]:
+        originals, attacked = check_pairs(type(self).__name__, "measure", originals, attacked)
+        n = len(originals)
+        ppl, why, model = perplexity_with_notes(
+            originals + attacked, self.lm, batch_size=self.batch_size, max_length=self.max_length,
+            stride=self.stride, max_windows=int(self.max_windows), device=self.device)
+        cols = {"perplexity_original": ppl[:n], "perplexity_attacked": ppl[n:],
+                "perplexity_delta": ppl[n:] - ppl[:n], "perplexity_model": [model] * n}
+        return cols, notes_of({"perplexity_original": why[:n], "perplexity_attacked": why[n:]})
+
+    def score(self, originals, attacked) -> dict:
+        return self.measure(originals, attacked)[0]

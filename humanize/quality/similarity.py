@@ -13,13 +13,14 @@ from typing import Union
 
 import numpy as np
 
-from humanize._validation import Interval, validate_parameter_constraints
+from humanize._validation import MODEL, Interval, validate_parameter_constraints
 from humanize.models import DEFAULT_SENTENCE_ENCODER, LoadedModel, load_sentence_encoder
 from humanize.models.text import model_input, token_prefix
 
 from ._common import check_pairs, one_or_many_pairs
+from .custom import PairMeter, notes_of
 
-__all__ = ["semantic_similarity", "similarity_with_notes", "get_encoder"]
+__all__ = ["Cosine", "semantic_similarity", "similarity_with_notes", "get_encoder"]
 
 
 def get_encoder(encoder: Union[str, LoadedModel], device=None) -> LoadedModel:
@@ -79,3 +80,26 @@ def semantic_similarity(originals, attacked, encoder: Union[str, LoadedModel] = 
     originals, attacked, single = one_or_many_pairs("semantic_similarity", originals, attacked)
     values, _, _ = similarity_with_notes(originals, attacked, encoder, batch_size=batch_size, device=device)
     return float(values[0]) if single else values
+
+
+class Cosine(PairMeter):
+    """Semantic consistency: cosine of the two texts' sentence embeddings (TH-Bench Section 3.3, "CS").
+
+    Columns ``cosine`` and ``cosine_model`` (the resolved encoder)."""
+
+    name = "cosine"
+    default = True
+    columns = ("cosine", "cosine_model")
+    as_read = True
+    _model_params = ("encoder",)
+    _parameter_constraints = {"encoder": [MODEL]}
+
+    def __init__(self, encoder: Union[str, LoadedModel] = DEFAULT_SENTENCE_ENCODER, device=None):
+        self._init_params(locals())
+
+    def measure(self, originals, attacked) -> tuple[dict, list[str]]:
+        cos, why, model = similarity_with_notes(originals, attacked, self.encoder, device=self.device)
+        return {"cosine": cos, "cosine_model": [model] * len(cos)}, notes_of({"cosine": why})
+
+    def score(self, originals, attacked) -> dict:
+        return self.measure(originals, attacked)[0]

@@ -40,16 +40,20 @@ import difflib
 import functools
 import math
 import unicodedata
-from typing import NamedTuple
+from numbers import Real
+from typing import NamedTuple, Optional, Union
 
 import pandas as pd
 import regex
 
-from humanize._validation import check_texts
+from humanize._validation import MODEL, Interval, check_texts
+from humanize.models import DEFAULT_CAUSAL_LM, LoadedModel
 
 from ._common import check_pairs, check_text
+from .context import CONTEXT_THRESHOLD
+from .custom import PairMeter, notes_of
 
-__all__ = ["SWAP_CLASSES", "VALID_CLASSES", "INVALID_CLASSES", "VALIDITY_COLUMNS", "Swap", "classify_swap",
+__all__ = ["SwapValidity", "SWAP_CLASSES", "VALID_CLASSES", "INVALID_CLASSES", "VALIDITY_COLUMNS", "Swap", "classify_swap",
            "antonym_synsets",
            "word_swaps", "classified_swaps", "swap_validity", "swap_validity_with_note",
            "summarize_validity"]
@@ -468,3 +472,37 @@ def summarize_validity(frame: pd.DataFrame) -> pd.Series:
         rw = pd.to_numeric(counted["rewritten_words"], errors="coerce")
         out["rewritten_words_per_doc"] = float(rw.mean()) if rw.notna().any() else math.nan
     return pd.Series(out, dtype=float)
+
+
+class SwapValidity(PairMeter):
+    """Validity of every word swap: its WordNet class and whether it fits its sentence (Morris et al. 2020, §4).
+
+    :func:`swap_validity`'s columns: the WordNet class of every swap and, with ``context_threshold``, whether it fits its sentence under ``lm``
+    (:mod:`humanize.quality.context`); NaN with a note where WordNet is not installed.
+
+    lm : the causal LM that scores each swap in its sentence (the perplexity meter's by default, which no
+        attack uses)
+    context_threshold : a swap fits when its delta is at least this many nats; None: the WordNet classes alone
+    """
+
+    name = "validity"
+    default = True
+    columns = VALIDITY_COLUMNS
+    _model_params = ("lm",)
+    _parameter_constraints = {"lm": [MODEL], "context_threshold": [Interval(Real, None, None), None]}
+
+    def __init__(self, lm: Union[str, LoadedModel] = DEFAULT_CAUSAL_LM,
+                 context_threshold: Optional[float] = CONTEXT_THRESHOLD, device=None):
+        self._init_params(locals())
+
+    def _fingerprint_models(self) -> dict:
+        return {} if self.context_threshold is None else {"lm": self.lm}  # the WordNet classes load no model
+
+    def measure(self, originals, attacked) -> tuple[dict, list[str]]:
+        ctx_lm = None if self.context_threshold is None else self.lm
+        valid, why = swap_validity_with_note(originals, attacked, ctx_lm, context_threshold=self.context_threshold,
+                                             device=self.device)
+        return {c: valid[c].to_numpy() for c in valid.columns}, notes_of({"validity": [why] * len(valid)})
+
+    def score(self, originals, attacked) -> dict:
+        return self.measure(originals, attacked)[0]

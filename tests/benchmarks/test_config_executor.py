@@ -8,7 +8,7 @@ import pytest
 
 from humanize.benchmarks.runner.config import (AttackSpec, DefenseSpec, DetectorSpec, RunConfig, config_from_dict,
                                                config_from_stored, demo_config, load_config)
-from humanize.cli.main import _config_from_args, build_parser, main
+from humanize.cli.main import build_parser, config_from_args, main
 from humanize.exceptions import ConfigError
 
 
@@ -87,10 +87,10 @@ def test_cli_flags_set_executor_and_defenses(capsys):
     args = build_parser().parse_args(["run", "--attack", "homoglyph", "--detector", "tfidf_lr", "--executor", "ray",
                                       "--ray-address", "auto", "--max-retries", "1",
                                       "--defense", "normalize:quotes=false"])
-    cfg = _config_from_args(args)
+    cfg = config_from_args(args)
     assert (cfg.executor, cfg.ray_address, cfg.max_retries) == ("ray", "auto", 1)
     assert cfg.defenses == [DefenseSpec("normalize", {"quotes": False})]
-    plain = _config_from_args(build_parser().parse_args(["run", "--attack", "homoglyph"]))
+    plain = config_from_args(build_parser().parse_args(["run", "--attack", "homoglyph"]))
     assert (plain.executor, plain.ray_address, plain.max_retries, plain.defenses) == ("local", None, 2, [])
     with pytest.raises(SystemExit):
         build_parser().parse_args(["run", "--executor", "spark"])

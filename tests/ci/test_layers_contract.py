@@ -54,6 +54,17 @@ def test_a_rewriting_attack_importing_the_word_level_ones_breaks_the_contract(tm
     assert "attacks: generation and wordsub are independent BROKEN" in broken.stdout
 
 
+def test_a_detector_importing_generation_breaks_the_contract(tmp_path):
+    """The endpoint detector and the chat generator share humanize._http, not each other's code (issue #36)."""
+    tree = _copy(tmp_path)
+    victim = tree / "humanize/detectors/endpoint.py"
+    victim.write_text(victim.read_text(encoding="utf-8") + "\nimport humanize.generation.endpoint  # noqa: E402,F401\n",
+                      encoding="utf-8")
+    broken = _lint(tree)
+    assert broken.returncode != 0
+    assert "detectors do not import generation BROKEN" in broken.stdout
+
+
 def test_ci_runs_the_contract_before_the_tests():
     ci = (ROOT / ".ci/run").read_text(encoding="utf-8")
     assert "HUMANIZE_LINT_IMPORTS=1" in ci and "scripts/test.sh" in ci

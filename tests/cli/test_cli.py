@@ -64,6 +64,14 @@ def test_list_commands(capsys):
     assert "zero_width_space" in out and "log_likelihood" in out and "demo" in out
 
 
+def test_list_meters_names_every_built_in_meter(capsys):
+    from humanize.quality import METERS, OPTIONAL_METERS
+
+    assert main(["list", "meters"]) == 0
+    listed = {line.split()[0] for line in capsys.readouterr().out.splitlines() if line.strip()}
+    assert listed == set(METERS + OPTIONAL_METERS)
+
+
 def test_run_report_and_plot_from_the_shell(tmp_path, capsys):
     db = str(tmp_path / "r.sqlite")
     assert main(["run", "--attack", "upper_lower", "--attack", "homoglyph", "--detector", "tfidf_lr",
@@ -91,19 +99,35 @@ def test_demo_takes_a_defense_and_names_an_unknown_one(tmp_path, capsys):
 
 def test_a_detector_named_by_a_plain_function_is_the_function_detector_of_it(tmp_path, monkeypatch):
     from humanize._plugins import load_plugin
-    from humanize.cli.main import _parse_spec, detector_spec
+    from humanize.cli.common import detector_spec, parse_spec
     from humanize.detectors import FunctionDetector
 
     path = tmp_path / "my_fn.py"
     path.write_text("def comma_rate(texts):\n    return [t.count(',') / max(len(t.split()), 1) for t in texts]\n")
     load_plugin(str(path))
-    spec = detector_spec(*_parse_spec("my_fn:comma_rate"))  # the form the plug-in page shows
+    spec = detector_spec(*parse_spec("my_fn:comma_rate"))  # the form the plug-in page shows
     assert (spec.name, spec.params) == ("function", {"fn": "my_fn:comma_rate", "name": "comma_rate"})
     assert spec.base_label() == "comma_rate"
     detector = spec.build()
     assert isinstance(detector, FunctionDetector) and list(detector.score(["a, b, c", "a b c"])) == [2 / 3, 0.0]
-    named = detector_spec(*_parse_spec("my_fn:comma_rate:name=commas,batch_size=8"))
+    named = detector_spec(*parse_spec("my_fn:comma_rate:name=commas,batch_size=8"))
     assert named.params == {"fn": "my_fn:comma_rate", "name": "commas", "batch_size": 8}
     # a class path and a registry name are left as they are
     assert detector_spec("tfidf_lr", {}).name == "tfidf_lr"
     assert detector_spec("humanize.detectors.tfidf:TfidfLogReg", {}).name == "humanize.detectors.tfidf:TfidfLogReg"
+
+
+def test_no_module_imports_a_private_name_of_the_main_command_module():
+    """The commands share public helpers (humanize.cli.common), never main's private names (issue #36)."""
+    import ast
+    from pathlib import Path
+
+    import humanize
+
+    root = Path(humanize.__file__).parent
+    found = []
+    for path in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module == "humanize.cli.main":
+                found += [f"{path.relative_to(root)}: {a.name}" for a in node.names if a.name.startswith("_")]
+    assert not found

@@ -97,12 +97,12 @@ def test_a_config_file_that_is_not_utf8_is_one_line(tmp_path, capsys):
 
 
 def test_a_global_rate_sweep_leaves_pipelines_alone(tmp_path):
-    from humanize.cli.main import _config_from_args, build_parser
+    from humanize.cli.main import build_parser, config_from_args
 
     cfg = tmp_path / "c.toml"
     cfg.write_text('[[attacks]]\nname = "pipeline"\nattacks = ["homoglyph", {name = "whitespace", rate = 0.4}]\n\n'
                    '[[attacks]]\nname = "upper_lower"\n\n[[detectors]]\nname = "tfidf_lr"\n')
     args = build_parser().parse_args(["run", "--config", str(cfg), "--rates", "0.1", "0.5"])
-    config = _config_from_args(args).validate()
+    config = config_from_args(args).validate()
     labels = [lbl for s in config.attacks for lbl, _ in s.expand()]
     assert labels == ["homoglyph+whitespace@0.4", "upper_lower@0.1", "upper_lower@0.5"]

@@ -198,11 +198,11 @@ def test_a_flag_that_would_override_another_is_an_error(tmp_path, capsys):
 
 
 def test_a_config_rate_replaced_by_rates_is_said(tmp_path, capsys):
-    from humanize.cli.main import _config_from_args, build_parser
+    from humanize.cli.main import build_parser, config_from_args
 
     cfg = tmp_path / "c.toml"
     cfg.write_text('[[attacks]]\nname = "whitespace"\nrate = 0.3\n\n[[detectors]]\nname = "tfidf_lr"\n')
-    config = _config_from_args(build_parser().parse_args(["run", "--config", str(cfg), "--rates", "0.1", "0.5"]))
+    config = config_from_args(build_parser().parse_args(["run", "--config", str(cfg), "--rates", "0.1", "0.5"]))
     assert config.attacks[0].rates == [0.1, 0.5]
     err = capsys.readouterr().err
     assert "warning" in err and "0.3" in err and "whitespace" in err

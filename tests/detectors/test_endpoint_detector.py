@@ -358,7 +358,7 @@ def test_a_key_no_header_can_carry_is_refused_before_any_request_and_never_shown
 
 
 def test_a_huge_answer_is_refused_unread():
-    from humanize.generation.endpoint import post
+    from humanize._http import post
 
     big = b"[" + b"0.5," * 1_000_000 + b"0.5]"
 

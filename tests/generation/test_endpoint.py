@@ -12,7 +12,8 @@ from sklearn.base import clone
 from humanize.cost import CostMeter
 from humanize.exceptions import EndpointError
 from humanize.generation import Request, chat, resolve_generator
-from humanize.generation.endpoint import EndpointChat, _retry_after
+from humanize._http import retry_after
+from humanize.generation.endpoint import EndpointChat
 
 from .chat_server import ChatServer, EchoChat
 
@@ -127,7 +128,7 @@ def test_an_unreachable_endpoint_says_so_and_how_to_point_elsewhere():
 @pytest.mark.parametrize("headers, want", [
     ({"retry-after-ms": "250"}, 0.25), ({"retry-after": "2"}, 2.0), ({"retry-after": "soon"}, None), ({}, None)])
 def test_retry_after_headers(headers, want):
-    assert _retry_after(headers) == want
+    assert retry_after(headers) == want
 
 
 def test_retry_after_as_an_http_date(monkeypatch):
@@ -135,9 +136,9 @@ def test_retry_after_as_an_http_date(monkeypatch):
 
     now = 1_700_000_000.0  # a fixed clock: the seconds asked for do not depend on how long the test took
     monkeypatch.setattr(time, "time", lambda: now)
-    assert 8 <= _retry_after({"retry-after": formatdate(now + 10, usegmt=True)}) <= 10
-    assert _retry_after({"retry-after": formatdate(now + 10, usegmt=True)}) == 10.0
-    assert _retry_after({"retry-after": formatdate(now - 5, usegmt=True)}) == 0.0  # a date in the past: no wait
+    assert 8 <= retry_after({"retry-after": formatdate(now + 10, usegmt=True)}) <= 10
+    assert retry_after({"retry-after": formatdate(now + 10, usegmt=True)}) == 10.0
+    assert retry_after({"retry-after": formatdate(now - 5, usegmt=True)}) == 0.0  # a date in the past: no wait
 
 
 # -- usage, concurrency, order ------------------------------------------------------------------

@@ -410,10 +410,10 @@ def _quality_meter(config: RunConfig):
 
 
 def _quality(config: RunConfig, store: ResultsStore, executor, outputs: dict[str, pd.DataFrame], progress: bool,
-             work: dict, failures: list) -> pd.DataFrame:
-    """Quality rows per (attack, document). Pending pairs are scored a few source documents at a
-    time with every attack together, so each original's perplexity is computed once, not per attack."""
-    meter = _quality_meter(config)
+             work: dict, failures: list, meter) -> pd.DataFrame:
+    """Quality rows per (attack, document), by ``meter`` (the run's, built once). Pending pairs are scored a few
+    source documents at a time with every attack together, so each original's perplexity is computed once, not
+    per attack."""
     # keyed on the meter's fingerprint: its parameters and the RESOLVED models (a new default model recomputes)
     # ... and the normalizer behind the "as read" columns (issue #34)
     suffix = "|read=" + jobs.read_fingerprint() + "|quality=" + meter.fingerprint()
@@ -434,7 +434,7 @@ def _quality(config: RunConfig, store: ResultsStore, executor, outputs: dict[str
             per_label.setdefault(label, []).append((h, record))
         store.put_quality_many({keys[label]: rows for label, rows in per_label.items()})
 
-    job = jobs.quality_job(jobs.quality_kwargs(config), config.job_resources("quality", "model"))
+    job = jobs.quality_job(meter, config.job_resources("quality", "model"))
     stage = run_stage(executor, job, batches, put=put, progress=progress)
     for (label, h), record in stage.results.items():
         have[label][h] = record
@@ -511,7 +511,7 @@ def _run(config: RunConfig, run_id: str, rows: pd.DataFrame, store: ResultsStore
                               [(spec, det, key) for spec, _, key, _, det in plan], meter)
     store.start_run(run_id, {**config.to_dict(), "manifest": manifest})
     # attack models that a detector or the perplexity meter also scores with (issue #19 §4): said first
-    shared = model_sharing.shared_models(*model_sharing.run_components(config))
+    shared = model_sharing.shared_models(*model_sharing.run_components(config, meter))
     for item in shared:
         warnings.warn(item.message(), RuntimeWarning, stacklevel=3)
     if plan and callable(getattr(executor, "warm", None)):
@@ -569,7 +569,7 @@ def _run(config: RunConfig, run_id: str, rows: pd.DataFrame, store: ResultsStore
     if shared:
         tables["warnings"] = model_sharing.sharing_table(shared)
     if config.quality:
-        tables["quality"] = _quality(config, store, executor, outputs, progress, work, failures)
+        tables["quality"] = _quality(config, store, executor, outputs, progress, work, failures, meter)
     if failures:
         from humanize._secrets import scrub_secrets
 

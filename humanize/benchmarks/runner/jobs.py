@@ -330,12 +330,9 @@ def build_quality_meter(kwargs: dict):
     return QualityMeter(**kwargs)
 
 
-#: the meters that are also read on the text as a person sees it (issue #34): cheap, and blind to nothing a
-#: reader sees; their columns get :data:`READ_SUFFIX`
-READ_METERS = ("cosine", "rouge_l", "flesch", "edit_rate")
-READ_SUFFIX = "_read"
-#: the version of the "as read" columns: bump it when what they compute changes
-READ_VERSION = "2"  # 2: changed_read (whether a reader sees any change)
+def ship_quality_meter(meter):
+    """The job's state: the quality meter the driver built once for the run, shipped as it is."""
+    return meter
 
 
 def reader():
@@ -347,50 +344,27 @@ def reader():
 
 
 def read_fingerprint() -> str:
-    """What the "as read" quality columns depend on, for the quality cache key."""
-    return f"{READ_VERSION}:{reader().fingerprint()}"
+    """What the "as read" quality columns depend on besides the meter's parameters, for the quality cache key."""
+    from humanize.quality import AsRead
 
-
-def _read_meter(meter):
-    """The cheap meters of ``meter`` (cosine with its encoder, ROUGE-L, Flesch, edit rates), None if none runs."""
-    from humanize.quality import METERS, QualityMeter
-
-    active = [m for m in READ_METERS if m in (METERS if meter.meters is None else meter.meters)]
-    if not active:
-        return None
-    return QualityMeter(encoder=meter.encoder, meters=active, batch_size=meter.batch_size,
-                        max_chars=meter.max_chars, device=meter.device)
+    return AsRead(reader()).key()
 
 
 def quality_pairs(meter, pairs: list[tuple[str, str]]) -> list[dict]:
-    """One quality record per (original, attacked) pair: every meter on the texts as they are, and the cheap
-    meters (:data:`READ_METERS`) again on both texts as a reader sees them (:func:`reader`), in columns
-    ``<name>_read``: a homoglyph or an invisible character changes the bytes a meter reads, not the words a
-    person reads. Pairs the normalizer leaves as they are copy their raw figures."""
+    """One quality record per (original, attacked) pair: every meter on the texts as they are, and the meters
+    meant for the text as seen again on both texts as a reader sees them (:func:`reader`;
+    :meth:`humanize.quality.QualityMeter.read_again`), in columns ``<column>_read``."""
     originals, attacked = [o for o, _ in pairs], [t for _, t in pairs]
     table = meter.score(originals, attacked)
-    read_meter = _read_meter(meter)
-    if read_meter is None:
-        return table.to_dict(orient="records")
-    normalize = reader()
-    read_o, read_t = [normalize(o) for o in originals], [normalize(t) for t in attacked]
-    differ = [i for i in range(len(pairs)) if read_o[i] != originals[i] or read_t[i] != attacked[i]]
-    columns = [c for c in table.columns if c != "note" and not c.endswith("_model")
-               and c in {"cosine", "rouge_l", "flesch_original", "flesch_attacked", "flesch_delta", "word_edit_rate",
-                         "char_edit_rate"}]
-    read = table[columns].copy()
-    if differ:
-        again = read_meter.score([read_o[i] for i in differ], [read_t[i] for i in differ])
-        read.loc[differ, columns] = again[columns].to_numpy()
-    table = table.join(read.add_suffix(READ_SUFFIX))
-    # whether a reader sees any change at all: what tells a meter's blind spot from a change no one sees
-    table["changed" + READ_SUFFIX] = [float(read_o[i] != read_t[i]) for i in range(len(pairs))]
+    again = meter.read_again(reader())
+    if again is not None:
+        table = again.extend(table, originals, attacked)
     return table.to_dict(orient="records")
 
 
-def quality_job(kwargs: dict, resources: dict) -> Job:
-    return Job("quality", partial(build_quality_meter, dict(kwargs)), quality_pairs, kind="model",
-               resources=dict(resources))
+def quality_job(meter, resources: dict) -> Job:
+    """``meter``: the run's quality meter, built once by the driver (its models load in the worker)."""
+    return Job("quality", partial(ship_quality_meter, meter), quality_pairs, kind="model", resources=dict(resources))
 
 
 # -- defenses --------------------------------------------------------------------------------------

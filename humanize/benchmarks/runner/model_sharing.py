@@ -125,8 +125,9 @@ def _safe_models(component: Any, only: Optional[tuple] = None) -> list[tuple[str
         return []
 
 
-def run_components(config) -> tuple[dict, dict, Any]:
-    """The attacks (label -> attack), detectors and quality meter of a run config (nothing loaded).
+def run_components(config, meter: Any = None) -> tuple[dict, dict, Any]:
+    """The attacks (label -> attack), detectors and quality meter of a run config (nothing loaded); ``meter``: the
+    run's quality meter when the caller built it already (else built here).
 
     A θ sweep varies the rate only, never a model: its first θ stands for it, under the spec's label.
     """
@@ -146,8 +147,7 @@ def run_components(config) -> tuple[dict, dict, Any]:
             detectors[spec.base_label()] = spec.build(config.device)
         except Exception:  # noqa: BLE001 - as above
             continue
-    meter = None
-    if config.quality:
+    if meter is None and config.quality:
         try:
             meter = jobs.build_quality_meter(jobs.quality_kwargs(config))
         except Exception:  # noqa: BLE001
