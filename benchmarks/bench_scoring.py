@@ -7,7 +7,9 @@ cut to ``--words`` words and scored the way the metric detectors score them (:cl
 2. the model's achieved GFLOP/s (its FLOPs counted by ``torch.utils.flop_counter`` on the same batches)
    next to a plain matrix product of the model's own shapes (tokens x hidden by hidden x intermediate) in
    the same precision: the model's fraction of what the hardware does on its largest product;
-3. where the time goes: ``torch.profiler``'s self CPU time by op over one pass of the texts, per precision.
+3. where the time goes: ``torch.profiler``'s self CPU time by op over one pass of the texts, per precision,
+   and the share of the float32 statistics over the vocabulary that follow the model (log-softmax, rank,
+   entropy over 49k tokens per position).
 
 Absolute times depend on the machine and its load; read the ratios. The flags of the CPU that decide
 whether bfloat16 has native instructions (``avx512_bf16``, ``amx_bf16``) are printed first.
@@ -23,6 +25,10 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+
+MATMUL_OPS = {"aten::mm", "aten::addmm", "aten::bmm", "aten::matmul", "aten::linear", "quantized::linear_dynamic",
+              "aten::_scaled_dot_product_flash_attention_for_cpu"}
 
 
 def _median_spread(values: list[float]) -> str:
@@ -62,15 +68,32 @@ def _gemm_gflops(m: int, k: int, n: int, dtype, repeats: int) -> list[float]:
     return out
 
 
-def _profile(lm, texts, max_tokens: int, top: int) -> list[tuple[str, float]]:
-    from torch.profiler import ProfilerActivity, profile
+VOCAB = "vocabulary statistics"
 
-    with profile(activities=[ProfilerActivity.CPU]) as prof:
-        _score_seconds(lm, texts, max_tokens)
-    rows = [(e.key, e.self_cpu_time_total) for e in prof.key_averages()]
-    total = sum(t for _, t in rows) or 1.0
-    rows.sort(key=lambda r: -r[1])
-    return [(k, t / total) for k, t in rows[:top]]
+
+def _profile(lm, texts, max_tokens: int, top: int) -> tuple[list[tuple[str, float]], float]:
+    """The ``top`` ops by share of self CPU time over one pass, and the share of the float32 statistics over
+    the vocabulary that follow the model (log-softmax, rank, entropy: ``lm_stats._own_stats``)."""
+    import humanize.detectors.lm_stats as lm_stats
+    from torch.profiler import ProfilerActivity, profile, record_function
+
+    inner = lm_stats._own_stats
+
+    def labelled(*args, **kwargs):
+        with record_function(VOCAB):
+            return inner(*args, **kwargs)
+
+    lm_stats._own_stats = labelled  # a label for the profiler only; the computation is the same
+    try:
+        with profile(activities=[ProfilerActivity.CPU]) as prof:
+            _score_seconds(lm, texts, max_tokens)
+    finally:
+        lm_stats._own_stats = inner
+    events = prof.key_averages()
+    total = sum(e.self_cpu_time_total for e in events) or 1.0
+    vocab = sum(e.cpu_time_total for e in events if e.key == VOCAB) / total
+    rows = sorted(((e.key, e.self_cpu_time_total / total) for e in events if e.key != VOCAB), key=lambda r: -r[1])
+    return rows[:top], vocab
 
 
 def main(argv=None) -> int:
@@ -127,9 +150,12 @@ def main(argv=None) -> int:
         g = statistics.median(gemm[name]) if name in gemm else float("nan")
         print(f"{name:<10} {_median_spread(seconds[name]):<28} {base / med:>8.2f}x {model_rate:>14.1f} "
               f"{g:>13.1f} {model_rate / g:>10.0%}")
-    for name in ("float32", "bfloat16"):
-        print(f"\nprofile, {name}: share of self CPU time by op")
-        for op, share in _profile(variants[name], texts, args.max_tokens, args.top):
+    for name in names:
+        ops, vocab = _profile(variants[name], texts, args.max_tokens, args.top)
+        matmul = sum(share for op, share in ops if op in MATMUL_OPS)
+        print(f"\nprofile, {name}: share of self CPU time by op (matrix products {matmul:.1%}; of all the time, "
+              f"{vocab:.1%} in the {VOCAB} after the model)")
+        for op, share in ops:
             print(f"  {share:>6.1%}  {op}")
     return 0
 
