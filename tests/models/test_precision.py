@@ -33,8 +33,14 @@ def test_a_fingerprint_records_the_precision_auto_resolves_to(monkeypatch):
     assert auto.fingerprint() == LogLikelihood(device="cpu", dtype="bfloat16").fingerprint()
     assert auto.fingerprint() != LogLikelihood(device="cpu", dtype="float32").fingerprint()
     assert auto.provenance()["runtime"]["dtype"] == "torch.bfloat16"
+    from humanize import detectors
+    from humanize.benchmarks.runner.manifest import component_entry
+
+    entry = component_entry(auto, name="log_likelihood", registry=detectors)  # what a run's manifest records
+    assert entry["runtime"] == {"device_type": "cpu", "dtype": "torch.bfloat16"}
     monkeypatch.setattr(precision, "cpu_has_native_bf16", lambda: False)
     assert auto.fingerprint() == LogLikelihood(device="cpu", dtype="float32").fingerprint()
+    assert component_entry(auto, name="log_likelihood", registry=detectors)["runtime"]["dtype"] == "torch.float32"
 
 
 def test_bfloat16_scores_rank_the_demo_texts_as_float32(smollm):
