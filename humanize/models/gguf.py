@@ -19,6 +19,8 @@ from .cache import cache_dir
 __all__ = ["converted_dir", "convert_gguf"]
 
 _MARKER = "humanize-converted.json"
+#: GGUF files this process de-quantised and saved (a load from the converted cache does not count).
+CONVERSIONS = 0
 
 
 def converted_dir(alias: str, version: str) -> Path:
@@ -63,6 +65,8 @@ def convert_gguf(src_dir: Path, gguf_file: str, target: Path, *, alias: str, ver
             if target.exists():
                 shutil.rmtree(target, ignore_errors=True)
             os.replace(tmp, target)
+            global CONVERSIONS
+            CONVERSIONS += 1
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)

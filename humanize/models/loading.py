@@ -161,18 +161,24 @@ def _check_available(resolved, given) -> None:
 
 
 def resolve_dtype(dtype: Any, device) -> Any:
-    """``None`` -> bf16 on CUDA (fp16 where bf16 is unsupported), fp32 elsewhere."""
+    """``None`` -> bf16 on CUDA (fp16 where bf16 is unsupported), fp32 elsewhere; ``"auto"`` -> the
+    fastest precision the device runs natively (bf16 on a CPU with bf16 instructions; the rule:
+    :mod:`humanize.models.precision`)."""
     import torch
 
     if dtype is None:
         if device.type == "cuda":
             return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
         return torch.float32
+    if isinstance(dtype, str) and dtype.strip().lower() == "auto":
+        from .precision import auto_dtype
+
+        return auto_dtype(device)
     if isinstance(dtype, torch.dtype):
         return dtype
     if isinstance(dtype, str) and dtype.lower() in _DTYPES:
         return getattr(torch, _DTYPES[dtype.lower()])
-    allowed = ", ".join(map(repr, sorted(_DTYPES)))
+    allowed = ", ".join(map(repr, sorted([*_DTYPES, "auto"])))
     raise InvalidParameterError(f"resolve_dtype: dtype must be one of {allowed} (any case) or a torch.dtype or None, "
                                 f"got {describe_value('dtype', dtype)}")
 

@@ -132,6 +132,8 @@ def sequence_logprobs(lm, sequences: Sequence[Sequence[int]], *, max_length: Opt
                 ids[r, : e - b] = torch.as_tensor(sequences[s][b:e], dtype=torch.long)
                 mask[r, : e - b] = 1
             ids, mask = ids.to(device), mask.to(device)
+            STATISTICS_CACHE.count_pass("sequence", rows=len(batch), width=width,
+                                        tokens=sum(e - b for _, b, e, _ in batch))
             logits = model(input_ids=ids, attention_mask=mask, use_cache=False).logits[:, :-1]
             logits = logits.float()
             target = ids[:, 1:]
@@ -183,6 +185,18 @@ class StatisticsCache:
         self._variants: dict[str, set] = {}  # model key -> {(reference key, max_tokens)} ever stored
         self._lock = threading.Lock()
         self.hits = self.misses = self.forward_texts = self.forward_batches = self.shared_hits = 0
+        self.passes: dict[str, dict[str, int]] = {}
+
+    def count_pass(self, who: str, *, rows: int, width: int, tokens: int) -> None:
+        """Count one forward batch of ``who`` (``"statistics"``: the detectors' pass, ``"sequence"``:
+        :func:`sequence_logprobs`, i.e. perplexity's and the rankers' own): its rows, its real tokens and
+        the padding (``rows * width - tokens``). Read by :func:`humanize.detectors.lm_stats.cache_info`."""
+        with self._lock:
+            c = self.passes.setdefault(who, {"batches": 0, "rows": 0, "tokens": 0, "padding": 0})
+            c["batches"] += 1
+            c["rows"] += int(rows)
+            c["tokens"] += int(tokens)
+            c["padding"] += int(rows * width - tokens)
 
     def __len__(self) -> int:
         return len(self._data)
@@ -230,6 +244,7 @@ class StatisticsCache:
             self._data.clear()
             self._variants.clear()
             self.hits = self.misses = self.forward_texts = self.forward_batches = self.shared_hits = 0
+            self.passes = {}
 
 
 #: The process's cache (4,096 texts by default; :func:`humanize.detectors.lm_stats.set_cache_size`).

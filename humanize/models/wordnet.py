@@ -32,6 +32,8 @@ _LEXNAMES = [
     ("verb.emotion", 2), ("verb.motion", 2), ("verb.perception", 2), ("verb.possession", 2),
     ("verb.social", 2), ("verb.stative", 2), ("verb.weather", 2), ("adj.ppl", 3),
 ]
+#: Copies of the Debian files into the cache made by this process (:mod:`humanize.models.prepare` counts them).
+INSTALLS = 0
 _FILES = [f"{k}.{p}" for k in ("data", "index") for p in ("noun", "verb", "adj", "adv")] + [
     f"{p}.exc" for p in ("noun", "verb", "adj", "adv")] + ["cntlist.rev", "index.sense"]
 
@@ -54,6 +56,8 @@ def _install_from_debian(target: Path) -> str | None:
                     "".join(f"{i:02d}\t{name}\t{pos}\n" for i, (name, pos) in enumerate(_LEXNAMES)))
             shutil.rmtree(target, ignore_errors=True)
             os.replace(tmp, target)
+            global INSTALLS
+            INSTALLS += 1
             return str(src)
     return None
 

@@ -8,7 +8,7 @@ import pytest
 
 from humanize.cli.main import build_parser, main
 
-COMMANDS = ["demo", "run", "report", "plot", "tour", "attack", "list", "audit", "ars", "card", "export", "runs"]
+COMMANDS = ["demo", "run", "report", "plot", "tour", "attack", "list", "audit", "ars", "card", "export", "runs", "prepare"]
 
 
 def test_every_command_module_is_registered():

@@ -71,6 +71,8 @@ def component_entry(obj, *, name: str, registry) -> dict:
     models = _models(prov)
     if models:
         entry["models"] = models
+    if prov.get("runtime"):  # the device type and dtype its models compute in (dtype="auto" resolved, issue #38)
+        entry["runtime"] = dict(prov["runtime"])
     entry["needs_model"] = bool(getattr(obj, "needs_model", True))
     return entry
 
