@@ -44,7 +44,9 @@ def recipe_params(recipe: str) -> dict:
         return {}
     if recipe.startswith("margin="):
         return {"context_margin": float(recipe.split("=", 1)[1])}
-    raise SystemExit(f"unknown recipe {recipe!r}: before, after or margin=X")
+    if recipe.startswith("proxy="):
+        return {"proxy": recipe.split("=", 1)[1]}
+    raise SystemExit(f"unknown recipe {recipe!r}: before, after, margin=X or proxy=MODEL")
 
 
 def main(argv=None) -> int:
@@ -54,7 +56,9 @@ def main(argv=None) -> int:
     ap.add_argument("--humans", type=int, default=60)
     ap.add_argument("--recipes", nargs="+", default=["before", "after"])
     ap.add_argument("--boot", type=int, default=1000)
-    ap.add_argument("--list", action="store_true", help="print every swap with both meters' verdicts")
+    ap.add_argument("--list", action="store_true", help="print every swap with every meter's verdict")
+    ap.add_argument("--meters", nargs="+", default=None,
+                    help="causal LMs judging each swap in context (default: SmolLM2-135M and Gemma-3-270M)")
     args = ap.parse_args(argv)
 
     from sklearn.metrics import roc_auc_score
@@ -80,9 +84,12 @@ def main(argv=None) -> int:
 
     print(f"{len(machine)} demo machine texts ({args.words} words) vs {len(human)} human texts; target log_likelihood "
           f"({DEFAULT_CAUSAL_LM}); clean AUROC {auroc(clean):.3f}\n")
-    print("| recipe | AUROC | drop [95% CI] | swaps/doc | WordNet-valid | fail context (SmolLM2) | "
-          "fail context (Gemma) | valid (WordNet and Gemma) | cosine | queries/doc | s/doc |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|", flush=True)
+    meters = args.meters or [DEFAULT_CAUSAL_LM, DEFAULT_RANKING_LM]
+    short = [m.split("-")[0] for m in meters]
+    print("| recipe | AUROC | drop [95% CI] | swaps/doc | WordNet-valid | "
+          + " | ".join(f"fail context ({n})" for n in short) + " | "
+          + " | ".join(f"valid (WordNet and {n})" for n in short) + " | cosine | queries/doc | s/doc |")
+    print("|---" * (8 + 2 * len(meters)) + "|", flush=True)
     for recipe in args.recipes:
         attack = registry.get("raft", **recipe_params(recipe))
         t0 = time.perf_counter()
@@ -92,25 +99,25 @@ def main(argv=None) -> int:
         attacked = np.asarray(det.score(out), dtype=float)
         drops = [auroc(clean[b]) - auroc(attacked[b]) for b in boots]
         lo, hi = np.percentile(drops, [2.5, 97.5])
-        smol = swap_validity(machine, out, DEFAULT_CAUSAL_LM)
-        gem = swap_validity(machine, out, DEFAULT_RANKING_LM)
-        s, g = summarize_validity(smol), summarize_validity(gem)
+        tables = [swap_validity(machine, out, m) for m in meters]
+        sums = [summarize_validity(t) for t in tables]
+        s = sums[0]
         queries = np.mean([r.info.get("detector_queries", 0) for r in results])
         cos = float(np.mean(semantic_similarity(machine, out)))
         print(f"| {recipe} | {auroc(attacked):.3f} | {auroc(clean) - auroc(attacked):+.3f} [{lo:+.3f}, {hi:+.3f}] | "
-              f"{s['swaps_per_doc']:.2f} | {s['valid_share']:.1%} | {s['context_fail_share']:.1%} | "
-              f"{g['context_fail_share']:.1%} | {g['valid_in_context_share']:.1%} | {cos:.3f} | {queries:.1f} | "
-              f"{secs:.1f} |", flush=True)
+              f"{s['swaps_per_doc']:.2f} | {s['valid_share']:.1%} | "
+              + " | ".join(f"{g['context_fail_share']:.1%}" for g in sums) + " | "
+              + " | ".join(f"{g['valid_in_context_share']:.1%}" for g in sums)
+              + f" | {cos:.3f} | {queries:.1f} | {secs:.1f} |", flush=True)
         if args.list:
             for doc, (o, t) in enumerate(zip(machine, out)):
-                bad_s = set(str(smol.loc[doc, "context_misfits"]).split())
-                bad_g = set(str(gem.loc[doc, "context_misfits"]).split())
+                bad = [set(str(tab.loc[doc, "context_misfits"]).split()) for tab in tables]
                 for sw in word_swaps(o, t):
                     key = f"{sw.start}:{sw.end}"
                     a, b = next((a, b) for a, b in sentence_spans(o) if a <= sw.start < b)
                     line = f"{o[a:sw.start]}[{sw.original_word} -> {sw.replacement}]{o[sw.end:b]}".replace("\n", " ")
-                    print(f"  - SmolLM2 {'misfit' if key in bad_s else 'fits'}, Gemma "
-                          f"{'misfit' if key in bad_g else 'fits'}: {line}")
+                    verdicts = ", ".join(f"{n} {'misfit' if key in bd else 'fits'}" for n, bd in zip(short, bad))
+                    print(f"  - {verdicts}: {line}")
     return 0
 
 
