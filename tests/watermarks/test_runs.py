@@ -1,0 +1,133 @@
+"""Watermark detectors in the runner's other paths (issue #37): the report's and the plots' watermark figures
+(the statistic per attack, detection against the number of tokens scored), `ars`, and the Ray executor
+(the same tables as the local run)."""
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+
+SECRET = "wm-runs-secret-51f0"
+
+
+def _config(db, tok, executor="local"):
+    from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfig
+
+    kgw = {"tokenizer": tok, "key": SECRET}
+    return RunConfig(n=60, seed=2, db=str(db), quality=False, per_domain=False, n_boot=50, batch_size=4, fprs=[0.1, 0.05],
+                     executor=executor, attacks=[AttackSpec("upper_lower"), AttackSpec("article_deletion")],
+                     detectors=[DetectorSpec("kgw", kgw, label="kgw"),
+                                DetectorSpec("kgw", {**kgw, "max_tokens": 16}, label="kgw@16"),
+                                DetectorSpec("kgw", {**kgw, "max_tokens": 64}, label="kgw@64"),
+                                DetectorSpec("synthid", {"tokenizer": tok, "key": SECRET, "depth": 4}),
+                                DetectorSpec("surface_probe")])
+
+
+@pytest.fixture(scope="module")
+def local_run(wm_models, tmp_path_factory):
+    from humanize.benchmarks.runner import run
+
+    db = tmp_path_factory.mktemp("wm_local") / "r.sqlite"
+    return run(_config(db, wm_models["tokenizer"]), progress=False), db
+
+
+def test_the_report_shows_each_watermark_statistic_per_attack(local_run):
+    from humanize.benchmarks.reporting.report import build_report, render_markdown
+
+    result, _ = local_run
+    report = build_report(result.tables, manifest=result.manifest)
+    table = report["watermark_scores"]
+    assert set(table.index.get_level_values("detector")) == {"kgw", "kgw@16", "kgw@64", "synthid"}  # no probe
+    scores = result.tables["scores"]
+    for (det, attack, label), row in table.iterrows():
+        s = scores[(scores["detector"] == det) & (scores["attack"] == attack) & (scores["label"] == label)]["score"]
+        assert row["n"] == len(s) > 0
+        assert row["q50"] == pytest.approx(np.median(s)) and row["mean"] == pytest.approx(s.mean())
+        if det == "synthid":
+            assert row["statistic"] == "mean g" and np.isnan(row["share_z_gt_2.326"])
+        else:
+            assert row["statistic"] == "z" and row["share_z_gt_2.326"] == pytest.approx((s > 2.326).mean())
+    # clean human texts, then the clean machine texts and each attack's machine texts
+    kgw = table.loc["kgw"].index.tolist()
+    assert kgw == [("none", "human"), ("none", "machine"), ("article_deletion", "machine"),
+                   ("upper_lower", "machine")]
+    assert table.loc[("kgw@16", "none", "human"), "max_tokens"] == 16
+    assert "## watermark_scores" in render_markdown(report)
+
+
+def test_the_report_gives_detection_against_the_tokens_scored(local_run):
+    from humanize.benchmarks.reporting.report import build_report
+
+    result, _ = local_run
+    report = build_report(result.tables, manifest=result.manifest)
+    assert "watermark_scores" not in build_report(result.tables)  # no manifest: no way to tell the detectors
+    tokens = report["watermark_tokens_tpr_at_fpr_0.1"]
+    assert set(tokens.index.get_level_values("watermark")) == {"kgw"}  # synthid has one length only
+    m = result.metrics
+    for (group, attack, t), row in tokens.iterrows():
+        det = {"all": "kgw", 16: "kgw@16", 64: "kgw@64"}[t]
+        assert row["detector"] == det
+        want = m[(m["detector"] == det) & (m["attack"] == attack) & (m["metric"] == "tpr")]["value"]
+        assert row["tpr"] == pytest.approx(float(want.iloc[0]), nan_ok=True)
+        assert row["tpr_lo"] <= row["tpr"] <= row["tpr_hi"] or np.isnan(row["tpr"])
+    assert [t for _, a, t in tokens.index if a == "none"] == [16, 64, "all"]
+    assert "watermark_tokens_auroc" in report
+
+
+def test_plots_draw_the_watermark_figures_with_captions(local_run, tmp_path):
+    from humanize.benchmarks.reporting.plots import plot_all
+
+    result, _ = local_run
+    paths = plot_all(result.tables, tmp_path, formats=("png",), manifest=result.manifest)
+    names = {p.name for p in paths}
+    assert {"watermark_scores.png", "watermark_tokens.png"} <= names
+    captions = (tmp_path / "captions.md").read_text()
+    assert "`watermark_scores`" in captions and "`watermark_tokens`" in captions
+    plain = {p.name for p in plot_all(result.tables, tmp_path / "plain", formats=("png",))}
+    assert "watermark_scores.png" not in plain and "heatmap_auroc.png" in plain  # no manifest: not drawn
+
+
+def test_report_and_plot_commands_show_them_and_write_no_key(local_run, tmp_path, capsys):
+    from humanize.cli.main import main
+
+    _, db = local_run
+    assert main(["report", "--db", str(db), "--out", str(tmp_path / "rep")]) == 0
+    assert main(["plot", "--db", str(db), "--out", str(tmp_path / "plots"), "--format", "png"]) == 0
+    out = capsys.readouterr().out
+    assert "watermark_scores" in out and "watermark_tokens_tpr_at_fpr_0.1" in out
+    assert (tmp_path / "rep" / "watermark_scores.csv").is_file() and (tmp_path / "plots" / "watermark_tokens.png").is_file()
+    for root, _, files in os.walk(tmp_path):
+        for f in files:
+            assert SECRET.encode() not in open(os.path.join(root, f), "rb").read(), f
+
+
+def test_ars_scores_a_watermark_detector(wm_models, tmp_path, capsys):
+    from humanize.cli.main import main
+
+    tok = wm_models["tokenizer"]
+    assert main(["ars", "--dataset", "demo", "--detector", f"kgw:tokenizer={tok},key={SECRET}", "--max-per-class",
+                 "12", "--n-boot", "0", "--out", str(tmp_path / "ars"), "--format", "csv"]) == 0
+    out = capsys.readouterr().out
+    assert SECRET not in out and "threshold (kgw" in out
+    table = pd.read_csv(tmp_path / "ars" / "reliance.csv")
+    overall = table[table["subset"] == "overall"]
+    assert len(overall) == 1 and np.isfinite(overall["flip"]).all()
+    assert SECRET.encode() not in (tmp_path / "ars" / "reliance.csv").read_bytes()
+
+
+def test_the_ray_executor_gives_the_local_tables(local_run, wm_models, tmp_path):
+    import ray  # the "ray" extra
+
+    from humanize.benchmarks.runner import run
+
+    expected, _ = local_run
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, object_store_memory=200 * 2**20,
+             runtime_env={"env_vars": {"PYTHONPATH": root, "OMP_NUM_THREADS": "1"}})
+    try:
+        got = run(_config(tmp_path / "r.sqlite", wm_models["tokenizer"], executor="ray"), progress=False)
+    finally:
+        ray.shutdown()
+    assert not got.failures and got.run_id == expected.run_id
+    for name in ("metrics", "scores"):
+        pd.testing.assert_frame_equal(expected.tables[name], got.tables[name])
