@@ -131,3 +131,29 @@ def test_the_ray_executor_gives_the_local_tables(local_run, wm_models, tmp_path)
     assert not got.failures and got.run_id == expected.run_id
     for name in ("metrics", "scores"):
         pd.testing.assert_frame_equal(expected.tables[name], got.tables[name])
+
+
+def test_the_quality_stage_scores_the_scrubbing_attacks(wm_models, tmp_path):
+    """Each scrubbing attack's figures stand beside its meaning and validity figures, as for every attack."""
+    from humanize.benchmarks.reporting.report import build_report
+    from humanize.benchmarks.runner import run
+    from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfig
+
+    tok, lm = wm_models["tokenizer"], wm_models["peaked"]
+    attacks = [AttackSpec("copy_paste", {"rate": 0.5}),
+               AttackSpec("self_info_rewrite", {"scorer": lm, "refill": wm_models["flat"], "top_k": 50}),
+               AttackSpec("watermark_stealing", {"watermarked": ["The big dog ran to the big house."] * 6,
+                                                 "tokenizer": tok, "context": "none", "rate": 1.0})]
+    cfg = RunConfig(n=8, seed=1, db=str(tmp_path / "q.sqlite"), n_boot=0, per_domain=False, attacks=attacks,
+                    detectors=[DetectorSpec("kgw", {"tokenizer": tok, "key": SECRET})], quality=True, quality_lm=lm,
+                    quality_params={"meters": ["perplexity", "rouge_l", "edit_rate", "validity"]})
+    result = run(cfg, progress=False)
+    quality = result.tables["quality"]
+    assert {"copy_paste", "self_info_rewrite", "watermark_stealing"} <= set(quality["attack"])
+    for attack, rows in quality.groupby("attack"):
+        assert np.isfinite(rows["rouge_l"]).all() and np.isfinite(rows["perplexity_attacked"]).all(), attack
+        assert np.isfinite(rows["word_edit_rate"]).all() and (rows["rewritten_words"] >= 0).all(), attack
+    pasted = quality[quality["attack"] == "copy_paste"]
+    assert (pasted["rouge_l"] < 1).all()  # the machine text is half of each diluted document
+    table = build_report(result.tables, manifest=result.manifest)["quality"]
+    assert {"copy_paste", "self_info_rewrite", "watermark_stealing"} <= set(table.index.get_level_values(0))
