@@ -157,3 +157,19 @@ def test_the_quality_stage_scores_the_scrubbing_attacks(wm_models, tmp_path):
     assert (pasted["rouge_l"] < 1).all()  # the machine text is half of each diluted document
     table = build_report(result.tables, manifest=result.manifest)["quality"]
     assert {"copy_paste", "self_info_rewrite", "watermark_stealing"} <= set(table.index.get_level_values(0))
+
+
+def test_the_card_of_a_watermark_detector_shows_its_figures(local_run):
+    from humanize.benchmarks.reporting.card import robustness_cards
+
+    result, db = local_run
+    cards = robustness_cards(str(db))
+    kgw = cards["kgw"]
+    assert kgw.watermark is not None and set(kgw.watermark.index.get_level_values("detector")) == {"kgw"}
+    assert list(kgw.watermark_tokens.index.get_level_values("tokens")[:3]) == [16, 64, "all"]
+    md, page = kgw.to_markdown(), kgw.to_html()
+    assert "## Watermark statistic per attack (z)" in md and "## Detection against tokens scored" in md
+    assert "Watermark statistic per attack" in page
+    assert "Watermark statistic per attack (mean g)" in cards["synthid"].to_markdown()
+    assert cards["surface_probe"].watermark is None and "Watermark" not in cards["surface_probe"].to_markdown()
+    assert SECRET not in md + page
