@@ -83,8 +83,12 @@ def test_plots_draw_the_watermark_figures_with_captions(local_run, tmp_path):
     assert {"watermark_scores.png", "watermark_tokens.png"} <= names
     captions = (tmp_path / "captions.md").read_text()
     assert "`watermark_scores`" in captions and "`watermark_tokens`" in captions
-    plain = {p.name for p in plot_all(result.tables, tmp_path / "plain", formats=("png",))}
-    assert "watermark_scores.png" not in plain and "heatmap_auroc.png" in plain  # no manifest: not drawn
+    from humanize.benchmarks.reporting.plots import figure_captions
+    from humanize.benchmarks.reporting.watermark import watermark_score_figure, watermark_tokens_figure
+
+    # no manifest: no way to tell the watermark detectors, nothing drawn
+    assert watermark_score_figure(result.tables, None) is None and watermark_tokens_figure(result.tables, None) is None
+    assert "watermark_scores" not in figure_captions(result.tables)
 
 
 def test_report_and_plot_commands_show_them_and_write_no_key(local_run, tmp_path, capsys):
