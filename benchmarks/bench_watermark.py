@@ -19,7 +19,8 @@ It prints
   SmolLM2 refills) against random replacement at the same edit rate, copy-paste dilution over θ,
   the stealing attack (green lists learned from the other half of the watermarked texts) and, on
   ``--emoji-n`` texts, the emoji attack run through the watermarked generator itself; for each, TPR at
-  1% FPR (threshold from the human texts), mean z and MiniLM cosine similarity to the original.
+  1% FPR (threshold from the human texts), mean z, and the runner's quality meters beside them
+  (perplexity, MiniLM cosine, ROUGE-L, word edit rate, WordNet validity of swaps; ``--entailment``: NLI).
 
     OMP_NUM_THREADS=1 nice .venv/bin/python benchmarks/bench_watermark.py --n 100 --tokens 200
 """
@@ -40,6 +41,13 @@ def tpr(pos, neg, fpr=0.01) -> float:
     labels = np.r_[np.ones(len(pos)), np.zeros(len(neg))].astype(int)
     r = TPRAtFPR(fpr=fpr, per_domain=False)(scores, labels)
     return r.tpr_at_achieved_fpr
+
+
+def mean(values) -> float:
+    """The mean of the finite values (NaN when none: a meter with nothing to measure, e.g. no word swap)."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    return float(v.mean()) if len(v) else float("nan")
 
 
 def auroc(pos, neg) -> float:
@@ -76,6 +84,8 @@ def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--n", type=int, default=100)
     p.add_argument("--tokens", type=int, default=200)
+    p.add_argument("--repetition-penalty", type=float, default=1.2,
+                   help="Keskar et al.'s penalty on both sides (RAID's 1.2; 1.0: none, and forced-length text loops)")
     p.add_argument("--attack-n", type=int, default=None, help="texts the SIRA/random comparison runs on")
     p.add_argument("--rates", type=float, nargs="+", default=[0.1, 0.2, 0.3])
     p.add_argument("--emoji-n", type=int, default=10)
@@ -83,13 +93,14 @@ def main(argv=None) -> None:
     p.add_argument("--cost-n", type=int, default=0, help="prompts of the side-by-side generation timing")
     p.add_argument("--cost-only", action="store_true", help="stop after the side-by-side generation timing")
     p.add_argument("--skip-attacks", action="store_true", help="stop after detection and its cost")
+    p.add_argument("--entailment", action="store_true",
+                   help="add the NLI entailment meter (its hub model, cross-encoder/nli-deberta-v3-base, must be cached)")
     args = p.parse_args(argv)
 
     from humanize import attacks, detectors
     from humanize.benchmarks.data import demo_prompts
     from humanize.benchmarks.data.watermark import CONTINUE, _request_seed
     from humanize.generation import Request, WatermarkedChat, chat
-    from humanize.quality.similarity import semantic_similarity
     from humanize.watermarks import KGW, SynthID
 
     prompts = demo_prompts(n=args.n, prefix_words=30, seed=0)
@@ -97,10 +108,11 @@ def main(argv=None) -> None:
     requests = [Request(chat(CONTINUE.format(prefix=x)), _request_seed(0, x), answer_start=x + " ")
                 for x in prompts["prompt"]]
     model = "smollm2-135m-instruct"
-    decoding = dict(temperature=0.7, top_p=0.95, max_new_tokens=args.tokens, min_new_tokens=args.tokens)
+    decoding = dict(temperature=0.7, top_p=0.95, max_new_tokens=args.tokens, min_new_tokens=args.tokens,
+                    repetition_penalty=args.repetition_penalty)
     kgw, synthid = KGW(key=KEY, gamma=0.25, delta=2.0), SynthID(key=KEY, ngram_len=5, depth=30, top_k=40)
     print(f"generation: SmolLM2-135M-Instruct, {len(requests)} demo prompts, {args.tokens} new tokens, "
-          f"T=0.7, top-p 0.95, batch 16")
+          f"T=0.7, top-p 0.95, repetition penalty {args.repetition_penalty:g}, batch 16")
     plain = generate(WatermarkedChat(model, watermark=None, **decoding), requests, "unwatermarked")
     marked = generate(WatermarkedChat(model, watermark=kgw, **decoding), requests, "KGW")
     sid = None if args.skip_synthid else generate(WatermarkedChat(model, watermark=synthid, **decoding), requests,
@@ -172,13 +184,26 @@ def main(argv=None) -> None:
     print(f"\nscrubbing KGW ({n_att} texts; TPR at 1% FPR with the threshold from the {len(kh)} human texts; "
           f"clean: TPR {tpr(z0, kh):.3f}, mean z {z0.mean():.2f})")
 
+    from humanize.quality import QualityMeter
+
+    meters = ["perplexity", "cosine", "rouge_l", "edit_rate", "validity"] + (["entailment"] if args.entailment else [])
+    meter = QualityMeter(meters=meters)  # the runner's meters: perplexity under SmolLM2 (also the generator)
+    print(f"  quality beside each attack, as the runner's quality stage scores it (QualityMeter {meters}): perplexity "
+          f"of the attacked text under SmolLM2-135M (clean KGW text: see the first line), MiniLM cosine and ROUGE-L "
+          f"to the original, word edit rate, valid share of word swaps (WordNet)"
+          + (", NLI entailment" if args.entailment else ""))
+    q0 = meter.score(base, base)
+    print(f"  {'clean KGW texts':<34} ppl {mean(q0['perplexity_attacked']):6.1f}")
+
     def report(label, results, t):
         texts = [r.text for r in results]
         z = kdet.score(texts)
-        changed = np.mean([len(r.edits) / max(len(r.original.split()), 1) for r in results])
-        cos = np.mean(semantic_similarity([r.original for r in results], texts))
-        print(f"  {label:<34} TPR {tpr(z, kh):.3f}  mean z {z.mean():6.2f}  edits/word {changed:.3f}  "
-              f"cosine {cos:.3f}  {t / len(results):6.2f} s/text")
+        q = meter.score(results)
+        extra = f"  entail {mean(q['entailment']):.3f}" if "entailment" in q else ""
+        print(f"  {label:<34} TPR {tpr(z, kh):.3f}  mean z {z.mean():6.2f}  ppl {mean(q['perplexity_attacked']):6.1f}"
+              f"  cosine {mean(q['cosine']):.3f}  rouge_l {mean(q['rouge_l']):.3f}  word edits "
+              f"{mean(q['word_edit_rate']):.3f}  valid swaps {mean(q['valid_share']):.2f}{extra}  "
+              f"{t / len(results):6.2f} s/text")
 
     for rate in args.rates:
         for select in ("self_information", "random"):
@@ -199,7 +224,8 @@ def main(argv=None) -> None:
         res = a.batch(marked[:half])
         report(f"watermark_stealing θ={rate} (held-out half)", res, time.perf_counter() - t)
     if args.emoji_n:
-        gen = WatermarkedChat(model, watermark=kgw, temperature=0.7, top_p=0.95, max_new_tokens=2 * args.tokens)
+        gen = WatermarkedChat(model, watermark=kgw, temperature=0.7, top_p=0.95, max_new_tokens=2 * args.tokens,
+                              repetition_penalty=args.repetition_penalty)
         gen.set_params(batch_size=args.emoji_n)
         a = attacks.get("emoji_attack", generator=gen, rate=1.0, seed=0)
         t = time.perf_counter()

@@ -93,7 +93,7 @@ def _cmd_run(args) -> int:
     if result.failures:
         print(f"{len(result.failures)} document(s) failed and are left out of the tables (a rerun retries them); "
               f"first: {result.failures[0].job}: {result.failures[0].error}", file=sys.stderr)
-    _print_tables(build_report(result.tables, n=cfg.n))
+    _print_tables(build_report(result.tables, n=cfg.n, manifest=result.manifest))
     _warn_too_small(result.tables, cfg.n, "run")
     return 0
 
@@ -132,7 +132,7 @@ def _cmd_report(args) -> int:
 
     run_id, tables, manifest = _load_run(args.db, args.run, out=args.out, force=args.force, with_manifest=True)
     n = ((manifest or {}).get("dataset") or {}).get("n")  # the run's n: the summary's --n advice scales it
-    report = build_report(tables, fpr=args.fpr, n=n if isinstance(n, int) else None)
+    report = build_report(tables, fpr=args.fpr, n=n if isinstance(n, int) else None, manifest=manifest)
     _print_tables(report)
     if args.out:
         paths = export_report(report, args.out, formats=args.format)
@@ -145,8 +145,8 @@ def _cmd_plot(args) -> int:
     from humanize.benchmarks.reporting.plots import plot_all
     from humanize.cli._outputs import mark_folder
 
-    run_id, tables = _load_run(args.db, args.run, out=args.out, force=args.force)
-    paths = plot_all(tables, args.out, formats=args.format)
+    run_id, tables, manifest = _load_run(args.db, args.run, out=args.out, force=args.force, with_manifest=True)
+    paths = plot_all(tables, args.out, formats=args.format, manifest=manifest)
     mark_folder(args.out, run_id, db=args.db)
     for p in paths:
         print(p)

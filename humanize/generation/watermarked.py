@@ -4,9 +4,9 @@
 scheme (:mod:`humanize.watermarks`) changing each row's next-token scores before the token is picked:
 KGW and Unigram add ``delta`` to the green logits, SynthID runs its tournament over the ``top_k``
 most probable tokens. The scheme reads only the row's own tokens, so a request's text still depends
-on its request and seed alone, never on its batch. Order of a sampling step: divide by the
-temperature, apply the watermark, then nucleus (``top_p``) sampling (greedy: the argmax of the
-watermarked scores). The scheme's vocabulary is the tokenizer's (``len(tokenizer)``), which is what
+on its request and seed alone, never on its batch. Order of a sampling step: the repetition penalty
+(when set), divide by the temperature, apply the watermark, then nucleus (``top_p``) sampling (greedy:
+the argmax of the watermarked scores). The scheme's vocabulary is the tokenizer's (``len(tokenizer)``), which is what
 the detectors use by default.
 
 An endpoint returns text, not its logits at each step, so it cannot watermark:
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from numbers import Integral
+from numbers import Integral, Real
 
 from humanize._validation import Constraint, Interval
 from humanize.exceptions import UserError
@@ -53,13 +53,19 @@ class WatermarkedChat(LocalChat):
     its defaults, public key), ``{"scheme": name, **parameters}`` or None (no watermark: the same decoding,
     for the unwatermarked side of a comparison). ``min_new_tokens``: before a row has that many new tokens
     its stop tokens are no candidates (Kirchenbauer et al. 2023, §6, generate exactly T tokens), for texts
-    of a fixed length. Every other parameter is :class:`~humanize.generation.local.LocalChat`'s."""
+    of a fixed length. ``repetition_penalty``: Keskar et al.'s (2019) penalty as transformers'
+    ``RepetitionPenaltyLogitsProcessor`` applies it (a positive logit of a token already in the row, prompt
+    included, divided by it, a negative one multiplied; RAID's θ = 1.2; 1.0: none): a small model forced to a
+    fixed length otherwise loops, and a loop repeats its (context, token) pairs, which no z-test expects.
+    Every other parameter is :class:`~humanize.generation.local.LocalChat`'s."""
 
     name = "watermarked"
+    #: 2: the repetition_penalty parameter (output at defaults unchanged)
+    version = "2"
 
     def __init__(self, model: Any = "smollm2-135m-instruct", watermark: Any = "kgw", temperature: float = 0.7,
                  top_p: float = 0.95, max_new_tokens: int = 256, batch_size: int = 16, device: Any = None,
-                 dtype: Any = None, min_new_tokens: int = 0):
+                 dtype: Any = None, min_new_tokens: int = 0, repetition_penalty: float = 1.0):
         self._init_params(locals())
 
     def _check(self) -> None:
@@ -67,8 +73,11 @@ class WatermarkedChat(LocalChat):
         from humanize._validation import validate_parameter_constraints
 
         validate_parameter_constraints(type(self).__name__, {"watermark": [_Watermark()],
-                                                             "min_new_tokens": [Interval(Integral, 0, None)]},
-                                       {"watermark": self.watermark, "min_new_tokens": self.min_new_tokens})
+                                                             "min_new_tokens": [Interval(Integral, 0, None)],
+                                                             "repetition_penalty": [Interval(Real, 0, None,
+                                                                                             closed="neither")]},
+                                       {"watermark": self.watermark, "min_new_tokens": self.min_new_tokens,
+                                        "repetition_penalty": self.repetition_penalty})
 
     def scheme(self):
         """The watermark scheme (None: no watermark)."""
@@ -84,7 +93,8 @@ class WatermarkedChat(LocalChat):
         scheme = self.scheme()
         processor = None if scheme is None else scheme.logits_processor(len(lm.tokenizer))
         decoder = _WatermarkDecoder(lm, self._stop_ids(lm), effective_temperature(self.temperature),
-                                    float(self.top_p), processor, int(self.min_new_tokens))
+                                    float(self.top_p), processor, int(self.min_new_tokens),
+                                    float(self.repetition_penalty))
         return self._decode(lm, reqs, decoder)
 
     def generate_guided(self, *args, **kwargs):
@@ -95,16 +105,24 @@ class WatermarkedChat(LocalChat):
 class _WatermarkDecoder(Decoder):
     """LocalChat's decoding loop with the scheme applied to each live row's scores before the pick."""
 
-    def __init__(self, lm, stop, temperature: float, top_p: float, processor, min_new_tokens: int = 0):
+    def __init__(self, lm, stop, temperature: float, top_p: float, processor, min_new_tokens: int = 0,
+                 repetition_penalty: float = 1.0):
         super().__init__(lm, stop, temperature, top_p)
         self.processor, self.min_new = processor, min_new_tokens
         self.stop_index = sorted(stop)
+        self.penalty = None
+        if repetition_penalty != 1.0:
+            from transformers.generation.logits_process import RepetitionPenaltyLogitsProcessor
+
+            self.penalty = RepetitionPenaltyLogitsProcessor(penalty=repetition_penalty)
 
     def run(self, rows: list, seeds: list, limits: list, requests: Any = None):
         self._states = [{"prompt_len": len(r) if r else 1} for r in rows]
         return super().run(rows, seeds, limits, requests=requests)
 
     def _pick(self, logits, gens, rows=None, live=None, new=None, done=None, **state) -> list[int]:
+        import torch
+
         logits = logits.cpu()
         scale = self.temperature if self.temperature > 0 else 1.0
         picks = []
@@ -112,11 +130,14 @@ class _WatermarkDecoder(Decoder):
             if done[r]:
                 picks.append(0)
                 continue
-            scores = logits[k] / scale
+            context = (rows[r] if rows[r] else self.empty) + new[r]
+            scores = logits[k]
+            if self.penalty is not None:
+                scores = self.penalty(torch.tensor([context], dtype=torch.long), scores[None].clone())[0]
+            scores = scores / scale
             if len(new[r]) < self.min_new and self.stop_index:
                 scores[self.stop_index] = float("-inf")
             if self.processor is not None:
-                context = (rows[r] if rows[r] else self.empty) + new[r]
                 scores = self.processor.apply(scores, context, self._states[r])
             if gens is None:
                 picks.append(int(scores.argmax()))

@@ -119,6 +119,10 @@ def test_watermark_rows_are_aligned_raid_rows_and_cached_by_content(wm_models, t
     det = detectors.KGWDetector(tokenizer=wm_models["tokenizer"], key="rows-key-31f")
     by = rows.assign(score=det.score(list(rows["generation"]))).groupby(rows["watermark"].fillna("human"))["score"]
     assert by.mean()["kgw"] > by.mean()["none"]
+    assert set(rows["repetition_penalty"].dropna()) == {"no"}
+    penalised = watermark_rows(list(prompts["prompt"][:1]), model=wm_models["flat"], watermark=KGW(key=3),
+                               max_new_tokens=12, min_new_tokens=12, repetition_penalty=1.2, cache=False)
+    assert penalised["repetition_penalty"].tolist() == ["yes", "yes"]  # both machine sides, RAID's column
 
 
 def test_no_watermark_is_localchats_decoding_and_min_new_tokens_fixes_the_length(wm_models):
@@ -128,3 +132,35 @@ def test_no_watermark_is_localchats_decoding_and_min_new_tokens_fixes_the_length
     assert same == plain
     fixed = WatermarkedChat(wm_models["peaked"], watermark=KGW(key=1), min_new_tokens=12, **kw).generate(REQUESTS)
     assert all(g.tokens_out == 12 and g.finish_reason == "length" for g in fixed)
+
+
+@pytest.mark.parametrize("watermark", [None, KGW(key=77, delta=3.0)], ids=["none", "kgw"])
+def test_repetition_penalty_is_transformers_before_the_watermark(wm_models, watermark):
+    """Keskar et al.'s penalty on the row's tokens (prompt included), as transformers applies it, then the scheme."""
+    import torch
+    from transformers.generation.logits_process import RepetitionPenaltyLogitsProcessor
+
+    from humanize.generation.decoding import decode_answer
+    from humanize.models import load_causal_lm
+
+    kw = dict(watermark=watermark, temperature=0, max_new_tokens=40, min_new_tokens=40)
+    gen = WatermarkedChat(wm_models["peaked"], repetition_penalty=3.0, **kw)
+    lm = load_causal_lm(wm_models["peaked"])
+    prompt = lm.tokenizer.apply_chat_template([{"role": "user", "content": "hi"}], tokenize=False,
+                                              add_generation_prompt=True)
+    ids = lm.tokenizer(prompt, add_special_tokens=False)["input_ids"]
+    penalty, stop = RepetitionPenaltyLogitsProcessor(3.0), sorted(gen._stop_ids(lm))
+    out = []
+    for _ in range(40):
+        with torch.no_grad():
+            logits = lm.model(torch.tensor([ids + out])).logits[0, -1].float()
+        logits = penalty(torch.tensor([ids + out]), logits[None])[0]
+        logits[stop] = float("-inf")
+        if watermark is not None:
+            logits = watermark.logits_processor(len(lm.tokenizer)).apply(logits, ids + out, {})
+        out.append(int(logits.argmax()))
+    got = gen.generate([Request(chat("hi"))])[0].text
+    assert got == decode_answer(lm.tokenizer, ids, out).rstrip("\ufffd")  # a byte cut at the length limit: dropped
+    assert got != WatermarkedChat(wm_models["peaked"], **kw).generate([Request(chat("hi"))])[0].text
+    with pytest.raises(ValueError, match="repetition_penalty"):
+        WatermarkedChat(wm_models["peaked"], repetition_penalty=0)

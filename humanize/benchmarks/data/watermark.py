@@ -95,14 +95,16 @@ def watermark_rows(prompts: Sequence[str], humans: "Sequence[str] | None" = None
                    model: Any = "smollm2-135m-instruct", watermark: Any = "kgw", max_new_tokens: int = 200,
                    temperature: float = 0.7, top_p: float = 0.95, batch_size: int = 16, seed: int = 0,
                    continuation: bool = True, domains: "Sequence[str] | str" = "watermark",
-                   min_new_tokens: int = 0, cache: bool = True) -> pd.DataFrame:
+                   min_new_tokens: int = 0, repetition_penalty: float = 1.0, cache: bool = True) -> pd.DataFrame:
     """Watermarked, unwatermarked and human rows for ``prompts`` (see the module's documentation).
 
     ``model``: a local model (name, directory or loaded); ``watermark``: a scheme
     (:mod:`humanize.watermarks`), its name or a dict; an endpoint cannot watermark
     (:func:`humanize.generation.watermarked.watermarked_generator` refuses it). ``continuation``: each
     prompt is text to continue (the model is asked to continue it and its answer starts after it), else a
-    plain instruction. ``humans``: one human text per prompt (None: no human rows).
+    plain instruction. ``humans``: one human text per prompt (None: no human rows). ``min_new_tokens`` and
+    ``repetition_penalty`` (:class:`~humanize.generation.WatermarkedChat`'s: a fixed length, Keskar et al.'s
+    penalty) apply to both machine sides; the rows' RAID column ``repetition_penalty`` says ``"yes"`` or ``"no"``.
     """
     from humanize.generation import LocalChat, Request, chat
     from humanize.generation.watermarked import watermarked_generator
@@ -118,8 +120,8 @@ def watermark_rows(prompts: Sequence[str], humans: "Sequence[str] | None" = None
     plain = LocalChat(model, temperature=temperature, top_p=top_p, max_new_tokens=max_new_tokens,
                       batch_size=batch_size)
     marked = watermarked_generator(plain, watermark)
-    if min_new_tokens:
-        marked.set_params(min_new_tokens=min_new_tokens)
+    if min_new_tokens or repetition_penalty != 1.0:
+        marked.set_params(min_new_tokens=min_new_tokens, repetition_penalty=repetition_penalty)
         plain = type(marked)(**{**marked.get_params(deep=False), "watermark": None})  # the same decoding
     requests = [Request(chat(CONTINUE.format(prefix=p)) if continuation else chat(p), _request_seed(seed, p),
                         answer_start=(p + " ") if continuation else "") for p in prompts]
@@ -131,8 +133,8 @@ def watermark_rows(prompts: Sequence[str], humans: "Sequence[str] | None" = None
     rows = []
     for i, prompt in enumerate(prompts):
         source = str(uuid.uuid5(_NAMESPACE, f"{i}\0{prompt}"))
-        common = dict(source_id=source, repetition_penalty="no", attack="none", domain=doms[i], title=None,
-                      prompt=prompt, pair=i)
+        common = dict(source_id=source, repetition_penalty="no" if repetition_penalty == 1.0 else "yes",
+                      attack="none", domain=doms[i], title=None, prompt=prompt, pair=i)
         for kind, scheme in (("watermarked", name), ("unwatermarked", "none")):
             rows.append(dict(id=str(uuid.uuid5(_NAMESPACE, f"{source}/{kind}")), model=model_name, decoding=decoding,
                              generation=texts[kind][i], label="machine", watermark=scheme, **common))

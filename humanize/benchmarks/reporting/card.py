@@ -69,6 +69,10 @@ class Card:
     #: attack -> why its quality loss is not measured: the meaning meter reads no loss at all on texts the
     #: attack changed (:func:`._meaning.meaning_by_attack`), e.g. case flips under an uncased encoder
     unmeasured: dict = field(default_factory=dict)
+    #: a watermark detector's statistic per attack (:func:`.watermark.watermark_score_table`'s rows) and its
+    #: detection against the tokens scored (:func:`.watermark.watermark_tokens_table`), None otherwise
+    watermark: pd.DataFrame | None = None
+    watermark_tokens: pd.DataFrame | None = None
 
     def to_markdown(self) -> str:
         from .card_render import card_markdown
@@ -300,8 +304,22 @@ def robustness_cards(store_or_path, run_id: str | None = None, fpr=None) -> dict
                           attacks, worst, worst_asr, mean, defense, rel, eff, best,
                           None if measure is None else f"{measure[1]} ({measure[0]})", prov, notes, validity,
                           unmeasured_attacks(quality, tables.get("cost")) if quality is not None and len(quality)
-                          else {})
+                          else {}, *_watermark_figures(det, tables, manifest, fprs))
     return cards
+
+
+def _watermark_figures(det: str, tables: dict, manifest, fprs) -> tuple:
+    """(statistic per attack, detection against tokens scored at the smallest FPR) of a watermark detector."""
+    from .watermark import watermark_detectors, watermark_score_table, watermark_tokens_table
+
+    found = watermark_detectors(manifest)
+    if det not in found:
+        return None, None
+    scores = watermark_score_table(tables["scores"], {det: found[det]})
+    tokens = watermark_tokens_table(tables["metrics"], found, "tpr", min(fprs)) if fprs else pd.DataFrame()
+    if not tokens.empty:
+        tokens = tokens[tokens.index.get_level_values("watermark") == det]
+    return (scores if not scores.empty else None), (tokens if not tokens.empty else None)
 
 
 def _select_fprs(run_fprs, fpr) -> tuple:

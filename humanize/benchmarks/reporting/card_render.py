@@ -279,6 +279,29 @@ def sections(card) -> list[Section]:
                            *_validity_cells(card, r["attack"], meaning=False)])
     out.append(s)
 
+    if card.watermark is not None:
+        w = card.watermark.reset_index()
+        stat = w["statistic"].iloc[0]
+        s = Section(f"Watermark statistic per attack ({stat})",
+                    [f"The {stat} of each text (quantiles over the clean human texts and each attack's machine texts)"
+                     + ("; past 2.326: the share above the analytic one-sided threshold at 1% FPR (Kirchenbauer et "
+                        "al. 2023, §4), whose human row is the FPR it really gives on this data." if stat == "z"
+                        else ": 0.5 without the watermark.")],
+                    header=["attack", "texts", "n", "q05", "q25", "median", "q75", "q95"]
+                    + (["past 2.326"] if stat == "z" else []))
+        for _, r in w.iterrows():
+            s.rows.append([r["attack"], r["label"], str(int(r["n"])), *(_num(r[q], 2) for q in
+                                                                         ("q05", "q25", "q50", "q75", "q95")),
+                           *([_share(r["share_z_gt_2.326"])] if stat == "z" else [])])
+        out.append(s)
+    if card.watermark_tokens is not None:
+        t = card.watermark_tokens.reset_index()
+        s = Section("Detection against tokens scored",
+                    [f"TPR at FPR {min(card.fprs):g} of this watermark's detectors that differ only in max_tokens "
+                     "(all: every token), with the 95% interval."], header=["attack", "tokens", "detector", "TPR"])
+        for _, r in t.iterrows():
+            s.rows.append([r["attack"], str(r["tokens"]), r["detector"], fmt_ci(r["tpr"], r["tpr_lo"], r["tpr_hi"])])
+        out.append(s)
     s = Section("Provenance", header=["item", "value"])
     for key, value in prov.items():
         if key == "attacks":

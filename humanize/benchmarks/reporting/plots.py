@@ -451,9 +451,9 @@ def plot_curves(tables, out_dir, formats=FORMATS) -> list[Path]:
             _draw(curves_figure(tables, "det"), Path(out_dir), "det", formats))
 
 
-def figure_captions(tables: dict[str, pd.DataFrame], fpr: float = 0.05) -> dict[str, str]:
+def figure_captions(tables: dict[str, pd.DataFrame], fpr: float = 0.05, manifest: dict | None = None) -> dict[str, str]:
     """One caption line per figure :func:`plot_all` draws (file stem -> caption); a figure it skips gets
-    the reason instead."""
+    the reason instead (the watermark figures: only for a run with watermark detectors, given its ``manifest``)."""
     q = tables.get("quality")
     measure = meaning_measure(q)
     meaning = measure[0] if measure else "not measured: no meaning meter in the run"
@@ -490,12 +490,16 @@ def figure_captions(tables: dict[str, pd.DataFrame], fpr: float = 0.05) -> dict[
     scores = tables.get("scores")
     if scores is not None and not scores.empty:
         out["roc"], out["det"] = curves_caption("roc"), curves_caption("det")
+    from .watermark import watermark_captions
+
+    out.update(watermark_captions(tables, manifest))
     return out
 
 
-def plot_all(tables: dict[str, pd.DataFrame], out_dir, formats=FORMATS) -> list[Path]:
+def plot_all(tables: dict[str, pd.DataFrame], out_dir, formats=FORMATS, manifest: dict | None = None) -> list[Path]:
     """Every figure of the run in ``out_dir`` (each format of ``formats``) and ``captions.md``, one caption
-    line per figure (:func:`figure_captions`)."""
+    line per figure (:func:`figure_captions`); with the run's ``manifest``, the watermark figures of its
+    watermark detectors (:mod:`.watermark`)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = []
@@ -508,5 +512,10 @@ def plot_all(tables: dict[str, pd.DataFrame], out_dir, formats=FORMATS) -> list[
     paths += plot_theta_sweep(tables, out, formats)
     paths += plot_cost_vs_length(tables, out, formats)
     paths += plot_curves(tables, out, formats)
-    paths.append(write_text(out / "captions.md", figures_markdown(figure_captions(tables), folder=None)))
+    from .watermark import watermark_score_figure, watermark_tokens_figure
+
+    paths += _draw(watermark_score_figure(tables, manifest), out, "watermark_scores", formats)
+    paths += _draw(watermark_tokens_figure(tables, manifest), out, "watermark_tokens", formats)
+    paths.append(write_text(out / "captions.md", figures_markdown(figure_captions(tables, manifest=manifest),
+                                                                  folder=None)))
     return paths

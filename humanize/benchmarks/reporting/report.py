@@ -21,7 +21,10 @@ and the reached / underpowered flags (the same columns in Markdown, CSV and JSON
   figure tables and in ``guided_transfer_<metric>``, one row per attack and one column per detector, the
   guide's own cell marked ``(guide)``: the guide's figure and the transfer to the others in one row;
 * with defenses (issue #12 §3): per attack, each detector's figure without and with
-  each defense and the change; the other tables show the undefended rows only.
+  each defense and the change; the other tables show the undefended rows only;
+* with watermark detectors and the run's manifest (issue #37, :mod:`.watermark`): each one's statistic per
+  attack (z-score or mean g-value distribution) and, for detectors differing only in ``max_tokens``,
+  detection as a function of the number of tokens scored.
 """
 
 from __future__ import annotations
@@ -40,11 +43,19 @@ from .tables import (DETECTOR_COST_NOTE, _about, _fprs, _select, asr_table, auro
                      tpr_at_fpr_table, unchanged_table)
 
 
-def build_report(tables: dict[str, pd.DataFrame], fpr=None, *, n: int | None = None) -> dict[str, pd.DataFrame]:
+def build_report(tables: dict[str, pd.DataFrame], fpr=None, *, n: int | None = None,
+                 manifest: dict | None = None) -> dict[str, pd.DataFrame]:
     """Every report table that the stored run tables allow, the one-screen ``summary`` first
     (:func:`.summary.summary_table`; ``n``: the run's ``n``, for its ``--n`` advice); ``fpr``: a target
-    FPR, a list of them, or None for every FPR of the run (one TPR and one ASR table each)."""
-    return {**_summary_first(tables, n), **_tables(tables, fpr)}
+    FPR, a list of them, or None for every FPR of the run (one TPR and one ASR table each); ``manifest``
+    (the run's): which detectors are watermark detectors, for the watermark tables (:mod:`.watermark`)."""
+    from .watermark import watermark_tables
+
+    marks = watermark_tables(tables, manifest, fpr)
+    for name, table in marks.items():
+        if name.startswith("watermark_tokens"):
+            table.attrs["about"] = _about(tables["metrics"])
+    return {**_summary_first(tables, n), **_tables(tables, fpr), **marks}
 
 
 def _summary_first(tables: dict[str, pd.DataFrame], n: int | None) -> dict[str, pd.DataFrame]:
