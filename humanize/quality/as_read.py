@@ -90,5 +90,3 @@ class AsRead(PairMeter):
         read = [c for c in table.columns if c not in raw.columns]
         return {c: table[c].to_numpy() for c in read}, [""] * len(originals)
 
-    def score(self, originals, attacked) -> dict:
-        return self.measure(originals, attacked)[0]

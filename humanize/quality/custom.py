@@ -59,7 +59,11 @@ class PairMeter(ParamsMixin):
     columns: tuple = ()
 
     def score(self, originals: Sequence[str], attacked: Sequence[str]):
-        raise NotImplementedError(f"{type(self).__name__} must implement score(originals, attacked)")
+        """``{column: values}``: a user's meter implements this; a meter that overrides :meth:`measure`
+        (the built-in ones) gets its columns from there."""
+        if type(self).measure is PairMeter.measure:
+            raise NotImplementedError(f"{type(self).__name__} must implement score(originals, attacked)")
+        return self.measure(list(originals), list(attacked))[0]
 
     def measure(self, originals: list[str], attacked: list[str]) -> tuple[dict, list[str]]:
         """``(columns, notes)``: :meth:`score`'s columns, each checked (a new non-empty name, one number per

@@ -247,5 +247,3 @@ class Entailment(PairMeter):
         cols["entailment_model"] = [model] * len(why)
         return cols, notes_of({"entailment": why})
 
-    def score(self, originals, attacked) -> dict:
-        return self.measure(originals, attacked)[0]

@@ -243,8 +243,6 @@ class MeaningJudge(PairMeter):
                 "judge_model": [model] * len(why)}
         return cols, notes_of({"judge": why})
 
-    def score(self, originals, attacked) -> dict:
-        return self.measure(originals, attacked)[0]
 
     @classmethod
     def from_quality_params(cls, params: dict) -> "MeaningJudge":

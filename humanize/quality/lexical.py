@@ -209,9 +209,6 @@ class RougeL(PairMeter):
         pairs = [rouge_l_with_note(a, b, int(self.max_chars)) for a, b in zip(originals, attacked)]
         return {"rouge_l": [p[0] for p in pairs]}, notes_of({"rouge_l": [p[1] for p in pairs]})
 
-    def score(self, originals, attacked) -> dict:
-        return self.measure(originals, attacked)[0]
-
 
 class Flesch(PairMeter):
     """Complexity: Flesch reading ease of both texts and its change (TH-Bench Table 2).
@@ -234,9 +231,6 @@ class Flesch(PairMeter):
         cols["flesch_delta"] = np.array(cols["flesch_attacked"]) - np.array(cols["flesch_original"])
         return cols, notes_of({"flesch_original": [f[1] for f in fa], "flesch_attacked": [f[1] for f in fb]})
 
-    def score(self, originals, attacked) -> dict:
-        return self.measure(originals, attacked)[0]
-
 
 class EditRate(PairMeter):
     """How much of the text changed: word and character Levenshtein edit rates.
@@ -258,5 +252,3 @@ class EditRate(PairMeter):
         return ({"word_edit_rate": [e[0] for e in er], "char_edit_rate": [e[1] for e in er]},
                 notes_of({"edit_rate": [e[2] for e in er]}))
 
-    def score(self, originals, attacked) -> dict:
-        return self.measure(originals, attacked)[0]

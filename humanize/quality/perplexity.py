@@ -165,5 +165,3 @@ class Perplexity(PairMeter):
                 "perplexity_delta": ppl[n:] - ppl[:n], "perplexity_model": [model] * n}
         return cols, notes_of({"perplexity_original": why[:n], "perplexity_attacked": why[n:]})
 
-    def score(self, originals, attacked) -> dict:
-        return self.measure(originals, attacked)[0]

@@ -101,5 +101,3 @@ class Cosine(PairMeter):
         cos, why, model = similarity_with_notes(originals, attacked, self.encoder, device=self.device)
         return {"cosine": cos, "cosine_model": [model] * len(cos)}, notes_of({"cosine": why})
 
-    def score(self, originals, attacked) -> dict:
-        return self.measure(originals, attacked)[0]

@@ -504,5 +504,3 @@ class SwapValidity(PairMeter):
                                              device=self.device)
         return {c: valid[c].to_numpy() for c in valid.columns}, notes_of({"validity": [why] * len(valid)})
 
-    def score(self, originals, attacked) -> dict:
-        return self.measure(originals, attacked)[0]

@@ -139,3 +139,15 @@ def test_as_read_copies_the_raw_figures_of_pairs_the_reader_leaves_alone(monkeyp
     out = again.extend(table, ["ABC", "abc"], ["ABD", "abd"])
     assert seen == [["ABC"]]  # only the second pair reads differently ("abc" -> "ABC")
     assert out["rouge_l_read"].iloc[0] == 0.25 and out["rouge_l_read"].iloc[1] == 0.0
+
+
+def test_score_comes_from_measure_for_a_built_in_meter_and_is_required_of_a_users():
+    meter = quality.get("rouge_l")
+    cols, _ = meter.measure(*PAIRS)
+    assert list(meter.score(*PAIRS)["rouge_l"]) == list(cols["rouge_l"])
+
+    class Bare(PairMeter):
+        name = "bare"
+
+    with pytest.raises(NotImplementedError, match="Bare must implement score"):
+        Bare().score(["a"], ["b"])
