@@ -190,29 +190,29 @@ class ParamsMixin:
             self.__dict__.pop(name, None)
 
     @classmethod
-    def _merged_constraints(cls) -> dict:
-        """``_parameter_constraints`` merged along the MRO, for the parameters ``__init__`` takes (cached per class)."""
-        merged = cls.__dict__.get("_merged_constraints_cache")
+    def _merged_along_mro(cls, attr: str, cache: str, drop_none: bool = False) -> dict:
+        """The class attribute ``attr`` (a dict) merged along the MRO, a subclass's entry replacing its base's,
+        for the parameters ``__init__`` takes (cached per class in ``cache``); with ``drop_none``, an entry a
+        subclass sets to None is withdrawn."""
+        merged = cls.__dict__.get(cache)
         if merged is None:
             merged = {}
             for klass in reversed(cls.__mro__):
-                merged.update(klass.__dict__.get("_parameter_constraints", {}))
+                merged.update(klass.__dict__.get(attr, {}))
             names = set(cls._param_tuple())
-            merged = {k: v for k, v in merged.items() if k in names}
-            cls._merged_constraints_cache = merged
+            merged = {k: v for k, v in merged.items() if k in names and not (drop_none and v is None)}
+            setattr(cls, cache, merged)
         return merged
+
+    @classmethod
+    def _merged_constraints(cls) -> dict:
+        """``_parameter_constraints`` merged along the MRO, for the parameters ``__init__`` takes (cached per class)."""
+        return cls._merged_along_mro("_parameter_constraints", "_merged_constraints_cache")
 
     @classmethod
     def component_params(cls) -> dict:
         """``_component_params`` merged along the MRO, for the parameters ``__init__`` takes (cached per class)."""
-        merged = cls.__dict__.get("_merged_components_cache")
-        if merged is None:
-            merged = {}
-            for klass in reversed(cls.__mro__):
-                merged.update(klass.__dict__.get("_component_params", {}))
-            names = set(cls._param_tuple())
-            merged = cls._merged_components_cache = {k: v for k, v in merged.items() if k in names and v is not None}
-        return merged
+        return cls._merged_along_mro("_component_params", "_merged_components_cache", drop_none=True)
 
     def component(self, name: str):
         """The component parameter ``name`` names, resolved lazily and once per value (a list for ``many``).

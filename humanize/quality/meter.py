@@ -181,16 +181,15 @@ class QualityMeter(ParamsMixin):
 
     def _active(self) -> tuple[str, ...]:
         """The names of the active built-in meters, in column order (the registry's)."""
-        builtin = builtin_meters()
         if self.meters is None:
-            return tuple(name for name, cls in builtin.items() if cls.default)
+            return METERS
         if isinstance(self.meters, (str, bytes, dict)) or not hasattr(self.meters, "__iter__"):
             raise TypeError(f"QualityMeter: meters must be a sequence of names or None, got "
                             f"{type(self.meters).__name__}")
+        builtin = builtin_meters()
         unknown = [m for m in self.meters if m not in builtin]
         if unknown:
-            allowed = [n for n, c in builtin.items() if c.default] + [n for n, c in builtin.items() if not c.default]
-            raise ValueError(f"QualityMeter: unknown meters {unknown}; allowed: {allowed}")
+            raise ValueError(f"QualityMeter: unknown meters {unknown}; allowed: {list(METERS + OPTIONAL_METERS)}")
         return tuple(name for name in builtin if name in self.meters)
 
     def score(self, originals, attacked=None) -> pd.DataFrame:
