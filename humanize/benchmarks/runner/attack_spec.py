@@ -216,13 +216,13 @@ def run_values(name: str, params: dict, seed: int, train_fraction: float, target
     members built with the run's seed, training sets on the run's split, a format profile fitted (module
     docstring). A member given as one table (QPA's ``attack``) gets the same, and is built by its owner."""
     params = align_train_split(name, params, train_fraction)
+    for key, inner in list(_inner_tables(name, params)):
+        params[key] = run_values(inner["name"], inner, seed, train_fraction, targets)
     for key, decl in declared(name).items():
         value = params.get(key)
         if decl.kind == "attack" and decl.many and isinstance(value, (list, tuple)):
             spec = AttackSpec(name, {key: value})
             params[key] = [m.build(seed, m.expand()[0][1], train_fraction, targets) for m in spec.members(key)]
-        elif decl.kind == "attack" and isinstance(value, dict) and attack_class(value.get("name")) is not None:
-            params[key] = run_values(value["name"], dict(value), seed, train_fraction, targets)
         elif decl.kind == "format_profile" and value is not None:
             params[key] = resolve_profile(value, seed, name)
     return params
@@ -378,15 +378,14 @@ def guide_label(attack, targets: dict) -> str | None:
 
 def align_train_split(name: str, params: dict, train_fraction: float) -> dict:
     """The ``training_set`` parameters of the class of ``name`` on the run's split: a dataset name or table
-    gets the run's ``train_fraction`` (a member given as one table, QPA's ``attack``, too).
+    gets the run's ``train_fraction`` (a member given as one table, QPA's ``attack``, gets it through
+    :func:`run_values`, which calls this for every member).
 
     The split rule (:func:`humanize._split.in_train_split`) is keyed on the
     seed (the run passes its own to every attack) and the fraction; the default fraction (0.5)
     leaves a bare dataset name as given, so its results keep their fingerprint.
     """
     params = dict(params)
-    for key, inner in _inner_tables(name, params):
-        params[key] = align_train_split(inner["name"], inner, train_fraction)
     for key, _ in _of_kind(declared(name), "training_set"):
         value = params.get(key)
         if isinstance(value, str) and train_fraction != 0.5:
