@@ -103,6 +103,101 @@ def import_object(path: str, kind: str = "component"):
     return obj
 
 
+class Spec:
+    """A component as one spec names it: ``name`` (a registry key or an import path) and ``params``, or ``obj``, a
+    component object given in Python (then ``name`` is None and ``params`` empty). :func:`parse_spec` makes one."""
+
+    __slots__ = ("name", "params", "obj")
+
+    def __init__(self, name: str | None, params: dict | None = None, obj=None):
+        self.name, self.params, self.obj = name, dict(params or {}), obj
+
+    def __repr__(self) -> str:
+        return f"Spec({self.name!r}, {self.params!r})" if self.obj is None else f"Spec(obj={self.obj!r})"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Spec) and (self.name, self.params, self.obj) == (other.name, other.params, other.obj)
+
+
+def parse_value(text: str):
+    """A ``K=V`` value as JSON where it parses (``0.5``, ``true``, ``[1, 2]``, ``{"a": 1}``), else the string."""
+    import json
+
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def _split_items(text: str) -> list[str]:
+    """``K=V,K=V`` split at the commas outside brackets, braces and double quotes (``rates=[0.1,0.2]`` is one)."""
+    items, depth, quoted, start = [], 0, False, 0
+    for i, ch in enumerate(text):
+        if ch == '"' and (i == 0 or text[i - 1] != "\\"):
+            quoted = not quoted
+        elif not quoted and ch in "[{":
+            depth += 1
+        elif not quoted and ch in "]}":
+            depth -= 1
+        elif not quoted and depth == 0 and ch == ",":
+            items.append(text[start:i])
+            start = i + 1
+    items.append(text[start:])
+    return [item for item in items if item.strip()]
+
+
+def parse_spec(value, kind: str = "component", error: type = ValueError, *, owner: str | None = None,
+               objects: type | tuple | None = None) -> Spec:
+    """The one spec grammar of configs, composite members and the command line: a :class:`Spec` from
+
+    - a name: a registry key (``"homoglyph"``) or an import path (``"my_attacks:Swap"``);
+    - ``"NAME:K=V,K=V"``: the name and parameters, each value JSON where it parses (``homoglyph:rate=0.5``,
+      ``"pipeline:attacks=[\"homoglyph\",\"whitespace\"]"``); an import path takes its parameters after a second
+      colon (``my_attacks:Swap:rate=1.0``);
+    - a table ``{"name": NAME, "params": {...}, **params}`` (a config file's ``[[attacks]]``; a key outside
+      ``params`` is a parameter too, and wins);
+    - an object, where ``objects`` (a class or classes) says which objects are components here.
+
+    ``NAME:K=V`` and the table ``{name = NAME, K = V}`` are one spec. Anything else raises ``error``, its message
+    led by ``owner`` (the component or place the spec is given to) and naming the ``kind`` of component.
+    """
+    lead = f"{owner}: " if owner else ""
+    article = "an" if kind[:1] in "aeiou" else "a"
+    if objects is not None and isinstance(value, objects):
+        return Spec(None, {}, value)
+    if isinstance(value, str):
+        text = value.strip()
+        head, sep, rest = text.partition(":")
+        attr, _, after = rest.partition(":")
+        if sep and attr and "=" not in attr and "," not in attr and all(p.isidentifier() for p in attr.split(".")):
+            head, rest = f"{head}:{attr}", after  # an import path; its parameters, if any, after the next colon
+        params = {}
+        for item in _split_items(rest):
+            key, eq, val = item.partition("=")
+            if not eq or not key.strip():
+                raise error(f"{lead}{kind} {value!r}: expected NAME or NAME:KEY=VALUE,... (NAME may be "
+                            "package.module:Class)")
+            params[key.strip()] = parse_value(val.strip())
+        if not head.strip():
+            raise error(f"{lead}{kind} name must be a non-empty str, got {value!r}")
+        return Spec(head.strip(), params)
+    if isinstance(value, dict):
+        table = dict(value)
+        name = table.pop("name", None)
+        if not isinstance(name, str) or not name:
+            raise error(f"{lead}{article} {kind} given as a table needs a 'name' (a registered {kind}), got {value!r}")
+        params = table.pop("params", {})
+        if not isinstance(params, dict) or not all(isinstance(k, str) for k in params):
+            raise error(f"{lead}{kind} {name!r}: params must be a table with str keys, got {params!r}")
+        return Spec(name, {**params, **table})
+    allowed = "a name, NAME:KEY=VALUE,..., a table with 'name'"
+    if objects is not None:
+        kinds = objects if isinstance(objects, tuple) else (objects,)
+        allowed += " or " + " or ".join(f"{'an' if k.__name__[:1] in 'AEIOU' else 'a'} {k.__name__} object"
+                                        for k in kinds)
+    raise error(f"{lead}each {kind} is {allowed}, got {value!r} ({type(value).__name__})")
+
+
 class Registry:
     """The ``kind`` components known by name; ``entries`` is the live dict of the package's own
     and run-time registrations, ``group`` the entry-point group of installed plug-ins.

@@ -27,26 +27,17 @@ __all__ = ["CompositeAttack", "build_member"]
 
 
 def build_member(item: Any, owner: str) -> Attack:
-    """The attack a member names: an object as it is, a registered name with its defaults, or a
-    table ``{"name": ..., **params}`` built with those parameters (one clear error otherwise)."""
-    if isinstance(item, Attack):
-        return item
+    """The attack a member names, in the one spec grammar (:func:`humanize._registry.parse_spec`): an object as
+    it is, a registered name with its defaults, ``NAME:K=V,...`` or a table ``{"name": ..., **params}`` built with
+    those parameters (one clear error otherwise)."""
+    from humanize._registry import parse_spec
+
+    spec = parse_spec(item, "attack", InvalidParameterError, owner=owner, objects=Attack)
+    if spec.obj is not None:
+        return spec.obj
     from .registry import get
 
-    if isinstance(item, str):
-        return get(item)
-    if isinstance(item, dict):  # the grammar of a config file's attack tables: {name, params = {...}, **params}
-        params = dict(item)
-        name = params.pop("name", None)
-        if not isinstance(name, str) or not name:
-            raise InvalidParameterError(f"{owner}: an attack given as a table needs a 'name' (a registered attack), "
-                                        f"got {item!r}")
-        sub = params.pop("params", {})
-        if not isinstance(sub, dict):
-            raise InvalidParameterError(f"{owner}: attack {name!r}: params must be a table, got {sub!r}")
-        return get(name, **{**sub, **params})
-    raise InvalidParameterError(f"{owner}: each attack is an Attack object, a registered name or a table with "
-                                f"'name', got {item!r} ({type(item).__name__})")
+    return get(spec.name, **spec.params)
 
 
 class CompositeAttack(Attack):

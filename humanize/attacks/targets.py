@@ -40,25 +40,27 @@ _MAX_FITTED = 8
 
 
 def check_detector_spec(owner: str, what: str, spec: Any) -> None:
-    """A detector spec's shape (the name is checked against the registry)."""
-    from humanize import detectors
-    from humanize.detectors.base import Detector
-
-    if isinstance(spec, (Detector, Target)):
+    """A detector spec's shape, in the one spec grammar (:func:`humanize._registry.parse_spec`: a name,
+    ``NAME:K=V,...``, a table or an object); the name is checked against the registry."""
+    parsed = _detector_spec(owner, what, spec)
+    if parsed.obj is not None:
         return
-    if isinstance(spec, dict):
-        name = spec.get("name")
-        if not isinstance(name, str):
-            raise TypeError(f"{owner}: {what} table needs a 'name' (a registered detector), got {spec!r}")
-    elif isinstance(spec, str):
-        name = spec
-    else:
-        raise TypeError(f"{owner}: {what} must be a detector name, a table {{name = ..., params...}}, a "
-                        f"Detector or a Target, got {type(spec).__name__}")
+    from humanize import detectors
+
     try:
-        detectors.resolve(name)  # a registry key, an entry point or an import path (a plug-in's class)
+        detectors.resolve(parsed.name)  # a registry key, an entry point or an import path (a plug-in's class)
     except (TypeError, ValueError) as err:
         raise ValueError(f"{owner}: {what}: {err}") from None
+
+
+def _detector_spec(owner: str, what: str, spec: Any):
+    from humanize._registry import parse_spec
+    from humanize.detectors.base import Detector
+
+    try:
+        return parse_spec(spec, "detector", TypeError, objects=(Detector, Target))
+    except TypeError as err:
+        raise TypeError(f"{owner}: {what}: {err}") from None
 
 
 def build_detector(spec: Any, owner: str = "attack", what: str = "detector"):
@@ -66,17 +68,15 @@ def build_detector(spec: Any, owner: str = "attack", what: str = "detector"):
     from humanize import detectors
 
     check_detector_spec(owner, what, spec)
-    if isinstance(spec, Target):
-        return spec.detector
-    if isinstance(spec, str):
-        return detectors.get(spec)
-    if isinstance(spec, dict):
-        params = {k: v for k, v in spec.items() if k != "name"}
-        try:
-            return detectors.get(spec["name"], **params)
-        except (TypeError, ValueError) as err:
-            raise type(err)(f"{owner}: {what} {spec['name']!r}: {err}") from None
-    return spec
+    parsed = _detector_spec(owner, what, spec)
+    if isinstance(parsed.obj, Target):
+        return parsed.obj.detector
+    if parsed.obj is not None:
+        return parsed.obj
+    try:
+        return detectors.get(parsed.name, **parsed.params)
+    except (TypeError, ValueError) as err:
+        raise type(err)(f"{owner}: {what} {parsed.name!r}: {err}") from None
 
 
 def check_train_spec(owner: str, train: Any) -> None:

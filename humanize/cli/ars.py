@@ -25,14 +25,9 @@ def _fail(message: str) -> int:
 
 def _rows(args):
     from humanize.benchmarks.data import load_dataset
-    from humanize.cli.common import parse_value
+    from humanize.cli.common import key_values
 
-    filters = {}
-    for item in args.filter or []:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise ValueError(f"--filter expects KEY=VALUE, got {item!r}")
-        filters[key.strip()] = parse_value(value)
+    filters = key_values(args.filter, "--filter")
     if args.path:
         filters.update(path=args.path, text_column=args.text_column, label_column=args.label_column)
         if args.domain_column:
@@ -46,27 +41,21 @@ def _rows(args):
 def _compute(args):
     from humanize.benchmarks.audits.reliance import RelianceResult, artifact_reliance
     from humanize.benchmarks.audits.reliance_run import reliance_for_run
-    from humanize.cli.common import parse_spec
-
+    from humanize.benchmarks.runner.config import detector_spec
     from humanize.cli.common import load_plugins_for_run
 
     load_plugins_for_run(args, args.db, args.run)  # only the files named here; checked against the run's record
     options = dict(by=tuple(args.by), threshold=args.threshold, max_per_class=args.max_per_class or None)
-    specs = [parse_spec(d) for d in args.detector or []]
+    specs = [detector_spec(d) for d in args.detector or []]  # the one spec grammar, as a config's
     if args.db:
-        from humanize.cli.common import detector_spec
-
-        dets = [detector_spec(n, p) for n, p in specs] or None
         extra = {k: getattr(args, k) for k in ("fpr", "n_boot") if getattr(args, k) is not None}
         if args.per_domain:
             extra["per_domain"] = True
-        return reliance_for_run(args.db, args.run, dets, **options, **extra)
-    from humanize.cli.common import detector_spec
-
+        return reliance_for_run(args.db, args.run, specs or None, **options, **extra)
     rows = _rows(args)
     results = []
-    for name, params in specs:
-        det = detector_spec(name, params).build()
+    for spec in specs:
+        det = spec.build()
         results.append(artifact_reliance(det, rows, fpr=0.05 if args.fpr is None else args.fpr,
                                          per_domain=args.per_domain, n_boot=1000 if args.n_boot is None
                                          else args.n_boot, seed=args.seed, **options))

@@ -15,14 +15,9 @@ _SHOWN = ("probe_f1", "probe_auroc", "norm_f1", "delta_f1", "fmt_auroc", "len_au
 def _load_rows(args):
     from humanize.benchmarks.data import available_datasets, load_dataset
     from humanize.benchmarks.data.files import FORMATS
-    from humanize.cli.common import parse_value
+    from humanize.cli.common import key_values
 
-    filters = {}
-    for item in args.filter or []:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise ValueError(f"--filter expects KEY=VALUE, got {item!r}")
-        filters[key] = parse_value(value)
+    filters = key_values(args.filter, "--filter")
     columns = {"text_column": args.text_column, "label_column": args.label_column, "human_label": args.human_label,
                "domain_column": args.domain_column, "model_column": args.model_column, "id_column": args.id_column}
     columns = {k: v for k, v in columns.items() if v is not None}

@@ -1,64 +1,38 @@
-"""What the commands of ``humanize-bench`` share: argument types and arguments, component specs, the one-line
-error and the terminal's escaping, plug-in loading. Each command module (:mod:`humanize.cli.main` and the
+"""What the commands of ``humanize-bench`` share: argument types and arguments, ``KEY=VALUE`` arguments, the
+one-line error and the terminal's escaping, plug-in loading. A component argument (``--attack``, ``--detector``,
+``--defense``, ``attack NAME``) is a spec in the one grammar of configs and composite members
+(:func:`humanize._registry.parse_spec`), made by the runner's :func:`~humanize.benchmarks.runner.config.attack_spec`,
+:func:`~humanize.benchmarks.runner.config.detector_spec` and :func:`~humanize.benchmarks.runner.config.defense_spec`. Each command module (:mod:`humanize.cli.main` and the
 modules it lists) imports these public names; none imports a private name of another command module."""
 
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["DEFAULT_OUT", "detector_spec", "executor_arguments", "expected_errors", "int_at_least",
-           "load_plugin_args", "load_plugins_for_run", "one_line", "open_fraction", "parse_spec", "parse_value",
-           "plugin_argument", "quiet_model_loading", "terminal_table"]
+__all__ = ["DEFAULT_OUT", "executor_arguments", "expected_errors", "int_at_least", "key_values", "load_plugin_args",
+           "load_plugins_for_run", "load_run", "one_line", "open_fraction", "plugin_argument", "print_tables",
+           "quiet_model_loading", "stored_run_arguments", "terminal_table", "warn_too_small"]
 
 #: Where the commands write their files by default.
 DEFAULT_OUT = "humanize-bench-out"
 
 
-def parse_value(value: str):
-    """A command-line value as JSON where it parses (``0.5``, ``true``, ``[1, 2]``), else the string itself."""
-    try:
-        return json.loads(value)
-    except json.JSONDecodeError:
-        return value
+def key_values(items, flag: str) -> dict:
+    """``--filter``/``--param`` style ``KEY=VALUE`` arguments as a dict, each value JSON where it parses (the
+    spec grammar's values: :func:`humanize._registry.parse_value`); a ConfigError naming the flag otherwise."""
+    from humanize._registry import parse_value
+    from humanize.exceptions import ConfigError
 
-
-def parse_spec(text: str) -> tuple[str, dict]:
-    """``NAME`` or ``NAME:KEY=VALUE,KEY=VALUE`` (values parsed as JSON when they can be); NAME may be
-    an import path ``package.module:Class`` (then parameters follow a second colon)."""
-    head, sep, rest = text.partition(":")
-    attr, sep2, after = rest.partition(":")
-    if sep and attr and "=" not in attr and "," not in attr and all(p.isidentifier() for p in attr.split(".")):
-        head, rest = f"{head}:{attr}", after  # an import path; its parameters, if any, after the next colon
-    params = {}
-    for item in filter(None, rest.split(",")):
+    out = {}
+    for item in items or []:
         key, sep, value = item.partition("=")
-        if not sep:
-            raise SystemExit(f"humanize-bench: expected NAME[:KEY=VALUE,...] (NAME may be package.module:Class), "
-                             f"got {text!r}")
-        params[key.strip()] = parse_value(value.strip())
-    return head.strip(), params
-
-
-def detector_spec(name: str, params: dict):
-    """The DetectorSpec a ``--detector`` argument names. An import path to a plain function
-    (``my_scorers:comma_rate``, a ``list[str] -> scores`` callable in a module or a ``--plugin`` file) is the
-    function detector of that function, ``function:fn=my_scorers:comma_rate``, labelled by the function's name."""
-    from humanize._registry import import_object, is_import_path
-    from humanize.benchmarks.runner.config import DetectorSpec
-
-    if is_import_path(name):
-        try:
-            target = import_object(name, "detector")
-        except Exception:  # noqa: BLE001 - any failure is reported by the run's own check, in its words
-            target = None
-        if callable(target) and not isinstance(target, type):
-            label = params.pop("name", None) or getattr(target, "__name__", None) or "function"
-            return DetectorSpec("function", {"fn": name, "name": label, **params})
-    return DetectorSpec(name, params)
+        if not sep or not key.strip():
+            raise ConfigError(f"{flag} expects KEY=VALUE, got {item!r}")
+        out[key.strip()] = parse_value(value.strip())
+    return out
 
 
 def terminal_table(table: pd.DataFrame) -> pd.DataFrame:
@@ -189,3 +163,58 @@ def executor_arguments(p: argparse.ArgumentParser) -> None:
                    help="where the work runs: this process (local, the default) or a Ray cluster (ray)")
     p.add_argument("--ray-address", dest="ray_address", metavar="ADDR",
                    help="Ray cluster to join ('auto', 'host:port', 'ray://host:10001'); default: start a local one")
+
+
+def print_tables(report: dict[str, pd.DataFrame]) -> None:
+    """A report's tables on the terminal, every label escaped (:func:`terminal_table`), each table's lines after it."""
+    from humanize.benchmarks.reporting._escape import terminal_text
+    from humanize.benchmarks.reporting.report import with_time_units
+
+    with pd.option_context("display.width", 200, "display.max_columns", 40, "display.float_format", "{:.3f}".format):
+        for name, table in report.items():
+            print(f"\n== {terminal_text(name)}")
+            print(terminal_table(with_time_units(table)).to_string(index=not isinstance(table.index, pd.RangeIndex)))
+            for line in table.attrs.get("lines", ()):  # the summary's explanation and underpowered advice
+                print(f"  {terminal_text(line)}")
+
+
+def warn_too_small(tables: dict, n, command: str) -> None:
+    """One line on standard error when the run's test split is too small for any interval."""
+    import sys
+
+    from humanize.benchmarks.reporting.summary import too_small
+
+    line = too_small(tables["metrics"], n if isinstance(n, int) else None)
+    if line:
+        print(f"humanize-bench {command}: warning: {line.replace('`', '')}", file=sys.stderr)
+
+
+def load_run(db: str, run_id: str | None, *, out: str | None = None, force: bool = False):
+    """``(run id, tables, manifest)`` of a stored run, read without writing (the store may sit on a read-only
+    disk); with ``out``, that folder is checked first (:func:`humanize.cli._outputs.check_folder`: not another
+    run's outputs)."""
+    from humanize.benchmarks.runner.manifest import run_manifest
+    from humanize.benchmarks.runner.store import ResultsStore
+    from humanize.cli._outputs import check_folder
+    from humanize.exceptions import StoreError
+
+    if not Path(db).exists():
+        raise SystemExit(f"humanize-bench: no results database at {db!r}; run `humanize-bench run` first")
+    try:
+        with ResultsStore(db, readonly=True) as store:
+            tables = store.run_tables(run_id)
+            found, manifest = run_manifest(store, run_id)
+    except (LookupError, StoreError) as err:
+        raise SystemExit(f"humanize-bench: {one_line(err)}") from None
+    if out is not None:
+        check_folder(out, found, force=force)
+    return found, tables, manifest
+
+
+def stored_run_arguments(p: argparse.ArgumentParser) -> None:
+    """``--db``, ``--run`` and ``--force``: the arguments of a command that writes a stored run's files."""
+    from humanize.cli._outputs import force_argument
+
+    p.add_argument("--db", default=f"{DEFAULT_OUT}/results.sqlite", help="results database")
+    p.add_argument("--run", help="run id (default: the latest finished run)")
+    force_argument(p)

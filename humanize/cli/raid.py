@@ -27,13 +27,13 @@ def _cmd_detect(args) -> int:
     from humanize._plugins import load_plugins
     from humanize.benchmarks.runner.executors import get_executor
     from humanize.benchmarks.runner.raid_detect import detect_file
-    from humanize.cli.common import expected_errors, parse_spec, quiet_model_loading, detector_spec
+    from humanize.benchmarks.runner.config import detector_spec
+    from humanize.cli.common import expected_errors, quiet_model_loading
 
     quiet_model_loading()
     try:
         load_plugins(args.plugin or [])
-        name, params = parse_spec(args.detector)
-        detector = detector_spec(name, params).build()  # a class, a registry name or a plain function
+        detector = detector_spec(args.detector).build()  # a class, a registry name or a plain function
         options = {"address": args.ray_address} if args.executor == "ray" else {}
         executor = get_executor(args.executor or "local", **options)
         try:

@@ -20,10 +20,9 @@ import pytest
 
 from humanize import attacks, detectors
 from humanize._plugins import load_plugin
-from humanize._registry import is_import_path
+from humanize._registry import Spec, is_import_path, parse_spec
 from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfig
 from humanize.benchmarks.runner.store import ResultsStore
-from humanize.cli.common import parse_spec
 from humanize.exceptions import ConfigError, PluginError
 
 MY_DETECTORS = '''
@@ -101,10 +100,10 @@ def _tables(db: Path) -> dict:
 
 # -- naming: import paths, plug-in files, specs on the command line ------------------------------------
 def test_command_line_specs_take_import_paths_with_or_without_parameters():
-    assert parse_spec("homoglyph") == ("homoglyph", {})
-    assert parse_spec("homoglyph:rate=0.5") == ("homoglyph", {"rate": 0.5})
-    assert parse_spec("my_attacks:Swap") == ("my_attacks:Swap", {})
-    assert parse_spec("pkg.mod:Swap:rate=0.2,seed=3") == ("pkg.mod:Swap", {"rate": 0.2, "seed": 3})
+    assert parse_spec("homoglyph") == Spec("homoglyph", {})
+    assert parse_spec("homoglyph:rate=0.5") == Spec("homoglyph", {"rate": 0.5})
+    assert parse_spec("my_attacks:Swap") == Spec("my_attacks:Swap", {})
+    assert parse_spec("pkg.mod:Swap:rate=0.2,seed=3") == Spec("pkg.mod:Swap", {"rate": 0.2, "seed": 3})
     assert is_import_path("pkg.mod:Outer.Inner") and not is_import_path("homoglyph") and not is_import_path("a:b=1")
 
 

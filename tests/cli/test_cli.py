@@ -99,35 +99,46 @@ def test_demo_takes_a_defense_and_names_an_unknown_one(tmp_path, capsys):
 
 def test_a_detector_named_by_a_plain_function_is_the_function_detector_of_it(tmp_path, monkeypatch):
     from humanize._plugins import load_plugin
-    from humanize.cli.common import detector_spec, parse_spec
+    from humanize.benchmarks.runner.config import detector_spec
     from humanize.detectors import FunctionDetector
 
     path = tmp_path / "my_fn.py"
     path.write_text("def comma_rate(texts):\n    return [t.count(',') / max(len(t.split()), 1) for t in texts]\n")
     load_plugin(str(path))
-    spec = detector_spec(*parse_spec("my_fn:comma_rate"))  # the form the plug-in page shows
+    spec = detector_spec("my_fn:comma_rate")  # the form the plug-in page shows
     assert (spec.name, spec.params) == ("function", {"fn": "my_fn:comma_rate", "name": "comma_rate"})
     assert spec.base_label() == "comma_rate"
     detector = spec.build()
     assert isinstance(detector, FunctionDetector) and list(detector.score(["a, b, c", "a b c"])) == [2 / 3, 0.0]
-    named = detector_spec(*parse_spec("my_fn:comma_rate:name=commas,batch_size=8"))
+    named = detector_spec("my_fn:comma_rate:name=commas,batch_size=8")
     assert named.params == {"fn": "my_fn:comma_rate", "name": "commas", "batch_size": 8}
+    assert detector_spec({"name": "my_fn:comma_rate", "batch_size": 8}).params == {
+        "fn": "my_fn:comma_rate", "name": "comma_rate", "batch_size": 8}  # a config table: the same rule
     # a class path and a registry name are left as they are
-    assert detector_spec("tfidf_lr", {}).name == "tfidf_lr"
-    assert detector_spec("humanize.detectors.tfidf:TfidfLogReg", {}).name == "humanize.detectors.tfidf:TfidfLogReg"
+    assert detector_spec("tfidf_lr").name == "tfidf_lr"
+    assert detector_spec("humanize.detectors.tfidf:TfidfLogReg").name == "humanize.detectors.tfidf:TfidfLogReg"
 
 
-def test_no_module_imports_a_private_name_of_the_main_command_module():
-    """The commands share public helpers (humanize.cli.common), never main's private names (issue #36)."""
+def test_no_command_module_imports_a_private_name_of_another_cli_module():
+    """The commands share public helpers (humanize.cli.common), never another command module's private names, and
+    every command is a module of its own: main.py only builds the parser and runs the error boundary (issue #36)."""
     import ast
     from pathlib import Path
 
     import humanize
+    from humanize.cli.main import build_parser, command_modules
 
     root = Path(humanize.__file__).parent
     found = []
     for path in root.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.module == "humanize.cli.main":
-                found += [f"{path.relative_to(root)}: {a.name}" for a in node.names if a.name.startswith("_")]
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("humanize.cli."):
+                if node.module != "humanize.cli._outputs":
+                    found += [f"{path.relative_to(root)}: {a.name}" for a in node.names if a.name.startswith("_")]
     assert not found
+    main_source = (root / "cli" / "main.py").read_text(encoding="utf-8")
+    assert "add_parser(\"" not in main_source and "set_defaults(" not in main_source  # no command defined in main
+    commands = set(build_parser()._subparsers._group_actions[0].choices)
+    owners = {m.__name__.rpartition(".")[2] for m in command_modules()}
+    assert {"demo", "run", "report", "plot", "tour", "attack", "listing", "card", "export"} <= owners
+    assert {"demo", "run", "report", "plot", "tour", "attack", "list", "card", "export", "raid"} <= commands

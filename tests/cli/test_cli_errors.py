@@ -97,7 +97,8 @@ def test_a_config_file_that_is_not_utf8_is_one_line(tmp_path, capsys):
 
 
 def test_a_global_rate_sweep_leaves_pipelines_alone(tmp_path):
-    from humanize.cli.main import build_parser, config_from_args
+    from humanize.cli.main import build_parser
+    from humanize.cli.run import config_from_args
 
     cfg = tmp_path / "c.toml"
     cfg.write_text('[[attacks]]\nname = "pipeline"\nattacks = ["homoglyph", {name = "whitespace", rate = 0.4}]\n\n'

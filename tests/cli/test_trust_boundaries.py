@@ -443,11 +443,12 @@ def test_a_closed_pipe_is_quiet(tmp_path):
 
 def test_a_bug_exits_1_with_its_traceback_and_where_to_report_it(tmp_path, capsys, monkeypatch):
     import humanize.cli.main as cli
+    import humanize.cli.tour as tour
 
     def broken(args):
         raise ZeroDivisionError("a bug")
 
-    monkeypatch.setattr(cli, "_cmd_tour", broken)
+    monkeypatch.setattr(tour, "_cmd_tour", broken)
     assert cli.main(["tour", "--n", "1"]) == 1
     err = capsys.readouterr().err
     assert "Traceback" in err and "ZeroDivisionError" in err and "report it" in err.strip().splitlines()[-1]

@@ -207,19 +207,19 @@ def qpa_constraints(max_ppl_change: float = 0.05, max_flesch_change: float = 0.0
 
 
 def qpa_inner(attack: Any, seed: Any) -> Attack:
-    """QPA's wrapped attack: an object as given; a name or a table ``{name = ..., params...}`` built with
-    QPA's ``seed`` when one is set (one seed for everything inside, a surrogate's train split too)."""
+    """QPA's wrapped attack: an object as given; a name, ``NAME:K=V,...`` or a table ``{name = ..., params...}``
+    (:func:`humanize._registry.parse_spec`) built with QPA's ``seed`` when one is set (one seed for everything
+    inside, a surrogate's train split too)."""
     if not isinstance(attack, (str, dict)):
         return attack
+    from humanize._registry import parse_spec
+
     from .. import registry
 
-    params = {} if isinstance(attack, str) else {k: v for k, v in attack.items() if k != "name"}
-    name = attack if isinstance(attack, str) else attack.get("name")
-    if not isinstance(name, str):
-        raise InvalidParameterError(f"QPA: an attack table needs a 'name' (a registered attack), got {attack!r}")
+    spec = parse_spec(attack, "attack", InvalidParameterError, owner="QPA")
     if seed is not None:
-        params["seed"] = seed
-    return registry.get(name, **params)
+        spec.params["seed"] = seed
+    return registry.get(spec.name, **spec.params)
 
 
 class QPA(Attack):

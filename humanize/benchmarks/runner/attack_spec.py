@@ -123,16 +123,21 @@ class AttackSpec:
             return [(base, {**self.params, "rate": self.rates[0]})]
         return [(f"{base}@{r:g}", {**self.params, "rate": r}) for r in self.rates]
 
+    def has_rate(self) -> bool:
+        """Whether the attack has a rate θ of its own (its class's declared ``has_rate``): a θ sweep applies to it.
+        A composite has none (its members carry theirs). An unknown name says True: the name check names it."""
+        if self.obj is not None:
+            return bool(getattr(self.obj, "has_rate", False))
+        cls = attack_class(self.name)
+        return True if cls is None else bool(getattr(cls, "has_rate", True))
+
     def members(self, key: str) -> list["AttackSpec"]:
         """The attacks a member-list parameter holds, as specs (names, tables, specs and objects are accepted)."""
-        from humanize.attacks import Attack
-
         items = self.params.get(key)
         if isinstance(items, (str, dict)) or not isinstance(items, (list, tuple)) or not items:
             raise ConfigError(f"attack {self.name!r}: {key} must be a non-empty list of attack names or tables, "
                               f"got {show(items)}")
-        return [i if isinstance(i, AttackSpec) else AttackSpec.of(i) if isinstance(i, Attack)
-                else attack_spec(i, f"{self.name} member") for i in items]
+        return [attack_spec(i, f"{self.name} member") for i in items]
 
     def check(self, where: str = "attack") -> None:
         """Types of the spec's own fields (the attack checks its parameters' values)."""
@@ -301,14 +306,14 @@ def substitute_targets(params: dict, targets: dict, owner: str) -> dict:
 
 
 def _as_detector_spec(value):
-    """``(name, params)`` of a guide given as a detector name or a table ``{name = ..., **params}``, else None."""
-    if isinstance(value, str) and value:
-        return value, {}
-    if isinstance(value, dict) and isinstance(value.get("name"), str) and not _is_ref(value):
-        rest = {k: v for k, v in value.items() if k not in ("name", "params")}
-        params = value.get("params", {})
-        return (value["name"], {**params, **rest}) if isinstance(params, dict) else None
-    return None
+    """``(name, params)`` of a guide given as a detector spec (a name, ``NAME:K=V,...`` or a table), else None."""
+    if not isinstance(value, (str, dict)) or _is_ref(value):
+        return None
+    try:
+        spec = spec_of(value, "detector")
+    except ConfigError:
+        return None
+    return spec.name, spec.params
 
 
 def _inner_tables(name: str, params: dict):
@@ -451,31 +456,33 @@ def _fitted_profile(key: str, owner: str):
     return FormatProfile(censor_last_line=censor).fit(df["generation"].tolist())
 
 
-def _spec_table(item: Any, what: str) -> dict:
-    """A config entry as a fresh dict with a ``name``: a bare name or a table with one."""
-    if isinstance(item, str):
-        return {"name": item}
-    if not isinstance(item, dict) or "name" not in item:
-        raise ConfigError(f"each {what} is a name or a table with 'name', got {show(item)}")
-    return dict(item)
+def spec_of(item: Any, what: str, objects: type | tuple | None = None):
+    """A config entry (a name, ``NAME:K=V,...``, a table or, where ``objects`` allows, an object) as a
+    :class:`humanize._registry.Spec`: the one spec grammar of configs, composite members and the command line."""
+    from humanize._registry import parse_spec
 
-
-def spec_params(table: dict, what: str) -> dict:
-    """The ``params`` sub-table, plus every other key left in the table (also a parameter)."""
-    params = table.pop("params", {})
-    if not isinstance(params, dict):
-        raise ConfigError(f"{what} {table.get('name')!r}: params must be a table, got {show(params)}")
-    params = dict(params)
-    params.update(table)
-    return params
+    return parse_spec(item, what, ConfigError, objects=objects)
 
 
 def attack_spec(item: Any, what: str = "attack") -> AttackSpec:
-    """An :class:`AttackSpec` from a config entry: ``"name"`` or a table (name, rate(s), label, params...)."""
-    table = _spec_table(item, what)
-    name = table.pop("name")
-    rates = table.pop("rate", table.pop("rates", None))
+    """An :class:`AttackSpec` from a config entry, in the one spec grammar (:func:`spec_of`): ``"name"``,
+    ``"name:rate=0.3,label=x"``, a table (name, rate(s), label, params...) or an Attack object. ``rate`` (one
+    value or a list: a sweep) and ``label`` are the run's; every other key is a parameter of the attack."""
+    from humanize.attacks import Attack
+
+    if isinstance(item, AttackSpec):
+        return item
+    run_keys = {}
+    if isinstance(item, dict):  # the run's keys are the table's own (a params sub-table's rate is the attack's)
+        item = dict(item)
+        run_keys = {k: item.pop(k) for k in ("rate", "rates", "label") if k in item}
+    spec = spec_of(item, what, Attack)
+    if spec.obj is not None:
+        return AttackSpec.of(spec.obj)
+    params = spec.params
+    if not isinstance(item, dict):
+        run_keys = {k: params.pop(k) for k in ("rate", "rates", "label") if k in params}
+    rates = run_keys["rate"] if "rate" in run_keys else run_keys.get("rates")
     if rates is not None and not isinstance(rates, (list, tuple)):
         rates = [rates]
-    label = table.pop("label", None)
-    return AttackSpec(name, spec_params(table, what), None if rates is None else list(rates), label)
+    return AttackSpec(spec.name, params, None if rates is None else list(rates), run_keys.get("label"))

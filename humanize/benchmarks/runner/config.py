@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from humanize.exceptions import ConfigError
-from .attack_spec import AttackSpec, attack_spec, component_label, is_int, is_number, show, spec_params
+from .attack_spec import AttackSpec, attack_spec, component_label, is_int, is_number, show, spec_of
 from .run_specs import (EXECUTION_KEYS, DefenseSpec, check_defenses, check_resource_targets,
                         check_resources_table)
 
-__all__ = ["AttackSpec", "DefenseSpec", "DetectorSpec", "RunConfig", "config_from_dict",
-           "config_from_stored", "demo_config", "load_config"]
+__all__ = ["AttackSpec", "DefenseSpec", "DetectorSpec", "RunConfig", "attack_spec", "config_from_dict",
+           "config_from_stored", "defense_spec", "demo_config", "detector_spec", "load_config"]
 
 
 @dataclass
@@ -221,15 +221,18 @@ class RunConfig:
         """Check every field's type and range, and every name, before any work (:class:`ConfigError`).
         The plug-in files are loaded first, so their components' names resolve. A Detector object
         among ``detectors`` becomes its :meth:`DetectorSpec.of`, an Attack object among ``attacks`` its
-        :meth:`AttackSpec.of` (a name or a table its :func:`.attack_spec.attack_spec`)."""
+        :meth:`AttackSpec.of`, a name, ``NAME:K=V,...`` or a table its :func:`.attack_spec.attack_spec` (detectors and
+        defenses alike: :func:`detector_spec`, :func:`defense_spec`)."""
         from humanize.attacks import Attack
         from humanize.detectors.base import Detector
 
+        # one grammar (:func:`.attack_spec.spec_of`): objects, names, NAME:K=V strings and tables, as in a config file
         if isinstance(self.detectors, (list, tuple)):
-            self.detectors = [DetectorSpec.of(d) if isinstance(d, Detector) else d for d in self.detectors]
-        if isinstance(self.attacks, (list, tuple)):  # one grammar: objects, names and tables, as in a config file
-            self.attacks = [AttackSpec.of(a) if isinstance(a, Attack) else attack_spec(a) if isinstance(a, (str, dict))
-                            else a for a in self.attacks]
+            self.detectors = [detector_spec(d) if isinstance(d, (Detector, str, dict)) else d for d in self.detectors]
+        if isinstance(self.attacks, (list, tuple)):
+            self.attacks = [attack_spec(a) if isinstance(a, (Attack, str, dict)) else a for a in self.attacks]
+        if isinstance(self.defenses, (list, tuple)):
+            self.defenses = [defense_spec(d) if isinstance(d, (str, dict)) else d for d in self.defenses]
         self._check_fields()
         self.load_plugins()  # an import-path detector's own name is its plain label
         assign_detector_labels(self.detectors)
@@ -451,18 +454,40 @@ class RunConfig:
         check_resource_targets(self.resources, list(labels), [d.base_label() for d in self.detectors])
 
 
-def _detector_spec(item: Any, cls: type = DetectorSpec, what: str = "detector"):
-    """A detector (or defense) from a config entry: a name or a table with 'name' and parameters."""
-    if isinstance(item, str):
-        return cls(item)
-    if not isinstance(item, dict) or "name" not in item:
-        raise ConfigError(f"each {what} is a name or a table with 'name', got {show(item)}")
-    table = dict(item)
-    name = table.pop("name")
-    if cls is DetectorSpec:
-        label = table.pop("label", None)
-        return cls(name, spec_params(table, what), label)
-    return cls(name, spec_params(table, what))
+def detector_spec(item: Any, what: str = "detector") -> DetectorSpec:
+    """A :class:`DetectorSpec` from a config entry or a ``--detector`` argument, in the one spec grammar
+    (:func:`.attack_spec.spec_of`): a name, ``NAME:K=V,...``, a table (``label`` is the run's) or a Detector object.
+
+    An import path to a plain function (``my_scorers:comma_rate``, a ``list[str] -> scores`` callable in a module
+    or a loaded plug-in file) is the function detector of that function, ``function:fn=my_scorers:comma_rate``,
+    labelled by the function's name."""
+    from humanize._registry import import_object, is_import_path
+    from humanize.detectors.base import Detector
+
+    if isinstance(item, DetectorSpec):
+        return item
+    spec = spec_of(item, what, Detector)
+    if spec.obj is not None:
+        return DetectorSpec.of(spec.obj)
+    params = spec.params
+    label = params.pop("label", None)
+    if is_import_path(spec.name):
+        try:
+            target = import_object(spec.name, what)
+        except Exception:  # noqa: BLE001 - any failure is reported by the run's own check, in its words
+            target = None
+        if callable(target) and not isinstance(target, type):
+            own = params.pop("name", None) or getattr(target, "__name__", None) or "function"
+            return DetectorSpec("function", {"fn": spec.name, "name": own, **params}, label)
+    return DetectorSpec(spec.name, params, label)
+
+
+def defense_spec(item: Any) -> DefenseSpec:
+    """A :class:`DefenseSpec` from a config entry or a ``--defense`` argument (the one spec grammar)."""
+    if isinstance(item, DefenseSpec):
+        return item
+    spec = spec_of(item, "defense")
+    return DefenseSpec(spec.name, spec.params)
 
 
 def _entries(data: dict, section: str) -> list:
@@ -512,8 +537,8 @@ def config_from_dict(data: dict) -> RunConfig:
         cfg.given_attacks = True
     else:
         cfg.attacks = [attack_spec(a) for a in _entries(data, "attacks")]
-    cfg.detectors = [_detector_spec(d) for d in _entries(data, "detectors")]
-    cfg.defenses = [_detector_spec(d, DefenseSpec, "defense") for d in _entries(data, "defenses")]
+    cfg.detectors = [detector_spec(d) for d in _entries(data, "detectors")]
+    cfg.defenses = [defense_spec(d) for d in _entries(data, "defenses")]
     cfg.resources = _section(data, "resources")
     q = _section(data, "quality", "enabled", (bool, str, int, float, list))
     cfg.quality = q.pop("enabled", True)
