@@ -6,7 +6,7 @@ One way to name a component, everywhere (Python, configs, the CLI, worker proces
   paths imported on first use (so importing a subpackage stays cheap), or classes added at
   run time with ``register()``;
 - an import path ``"package.module:Class"`` (the module may be a plug-in file loaded with
-  :func:`humanize._plugins.load_plugin`, named by its stem);
+  :func:`humanize.plugins.load_plugin`, named by its stem);
 - an entry point that an installed package declares under the registry's group
   (``humanize.attacks``, ``humanize.detectors``, ``humanize.defenses``, ``humanize.datasets``:
   :mod:`importlib.metadata`), listed by ``available()`` next to the package's own.
@@ -69,7 +69,7 @@ def stored_names_active() -> bool:
 
 
 def _stored_name_allowed(module_name: str, *, own_modules: bool = True) -> bool:
-    from ._plugins import plugin_of
+    from .plugins import plugin_of
 
     if plugin_of(module_name) is not None:
         return True
@@ -289,7 +289,7 @@ class Registry:
             where = f"{dist.name} {dist.version}" if dist is not None else "an installed package"
             return f"entry point {self.group} of {where} ({ep.value})"
         if is_import_path(name):
-            from ._plugins import plugin_of
+            from .plugins import plugin_of
 
             rec = plugin_of(name.partition(":")[0])
             return f"plug-in file {rec['path']}" if rec else "import path"

@@ -29,7 +29,7 @@ def _case(expect="error", names=(), oracle=None, call=lambda ctx: None, **kw):
 
 
 def test_clear_error_needs_humanize_origin_expected_type_and_a_named_culprit():
-    from humanize._validation import check_texts
+    from humanize.validation import check_texts
 
     exc = _raise(lambda: check_texts(5, "Detector", "score"))
     assert bim.classify_exception(exc, _case(names=("int",)))[0] == "clear_error"
@@ -40,7 +40,7 @@ def test_clear_error_needs_humanize_origin_expected_type_and_a_named_culprit():
 
 
 def test_must_requires_every_listed_word():
-    from humanize._validation import check_texts
+    from humanize.validation import check_texts
 
     exc = _raise(lambda: check_texts(5, "Detector", "score"))
     status, reason, _ = bim.classify_exception(exc, _case(names=("int",), must=("no-such-word",)))

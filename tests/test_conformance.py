@@ -35,7 +35,7 @@ import pytest
 from humanize import attacks, detectors
 from humanize.attacks import Attack, AttackResult, Edit, apply_edits
 from humanize.attacks.base import BatchAttack
-from humanize._validation import check_texts
+from humanize.validation import check_texts
 from humanize.detectors import Detector, NotFittedError, check_labels
 from humanize.testing import (ATTACK_CHECKS, ATTACK_STATIC_CHECKS, DETECTOR_CHECKS, DETECTOR_STATIC_CHECKS,
                               TRAIN_LABELS, TRAIN_TEXTS, ConformanceError, check_attack, check_detector)

@@ -1,11 +1,11 @@
-"""One parameter protocol (humanize._params.ParamsMixin) for attacks, detectors, quality meters and pipelines."""
+"""One parameter protocol (humanize.params.ParamsMixin) for attacks, detectors, quality meters and pipelines."""
 
 import numpy as np
 import pytest
 from sklearn.base import clone
 
 from humanize import attacks, defenses, detectors, generation
-from humanize._params import ParamsMixin
+from humanize.params import ParamsMixin
 from humanize.attacks import Attack
 from humanize.attacks.format import ImposeFormat
 from humanize.attacks.format_profile import FormatProfile
@@ -168,7 +168,7 @@ def _resolve_part(owner, value):
 
 
 class _Owner(ParamsMixin):
-    from humanize._params import ComponentParam as _CP
+    from humanize.params import ComponentParam as _CP
 
     _component_params = {"part": _CP("generator", _resolve_part, depends=("offset",)),
                          "parts": _CP("attack", _resolve_part, many=True),

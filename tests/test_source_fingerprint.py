@@ -8,8 +8,8 @@ import textwrap
 
 import pytest
 
-from humanize import _plugins
-from humanize._params import class_source_digest
+from humanize import plugins
+from humanize.params import class_source_digest
 from humanize.attacks import Homoglyph
 from humanize.detectors import FunctionDetector
 
@@ -47,16 +47,16 @@ def test_an_edited_module_class_gets_a_new_fingerprint(tmp_path, monkeypatch):
 
 
 def test_a_plugin_class_is_fingerprinted_by_its_file_digest(tmp_path, monkeypatch):
-    monkeypatch.setattr(_plugins, "_LOADED", {})
+    monkeypatch.setattr(plugins, "_LOADED", {})
     path = tmp_path / "srcfp_plugin.py"
     path.write_text(CODE.format(factor=1))
-    cls = _plugins.load_plugin(path).Lengthy
-    assert cls().provenance()["source"] == f"file:{_plugins.file_digest(path)}"
+    cls = plugins.load_plugin(path).Lengthy
+    assert cls().provenance()["source"] == f"file:{plugins.file_digest(path)}"
     first = cls().fingerprint()
-    monkeypatch.setattr(_plugins, "_LOADED", {})
+    monkeypatch.setattr(plugins, "_LOADED", {})
     sys.modules.pop("srcfp_plugin", None)
     path.write_text(CODE.format(factor=3))  # edited, then loaded again (a rerun)
-    assert _plugins.load_plugin(path).Lengthy().fingerprint() != first
+    assert plugins.load_plugin(path).Lengthy().fingerprint() != first
     sys.modules.pop("srcfp_plugin", None)
 
 

@@ -1,4 +1,4 @@
-"""Declared parameter constraints (humanize._validation, issue #21 §1): the framework and every attack's use of it."""
+"""Declared parameter constraints (humanize.validation, issue #21 §1): the framework and every attack's use of it."""
 
 import inspect
 import math
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from humanize import attacks
-from humanize._params import ParamsMixin
-from humanize._validation import (HasMethods, InstanceOf, Interval, Options, SequenceOf, check_text, check_texts,
+from humanize.params import ParamsMixin
+from humanize.validation import (HasMethods, InstanceOf, Interval, Options, SequenceOf, check_text, check_texts,
                                   make_constraint, validate_parameter_constraints)
 from humanize.exceptions import InvalidParameterError
 
@@ -94,7 +94,7 @@ def test_a_loaded_model_is_a_model():
 
 def test_one_model_name_rule():
     """The ``"model"`` shorthand is :data:`MODEL` itself (issue #36: a blank name was accepted by one, refused by the other)."""
-    from humanize._validation import MODEL
+    from humanize.validation import MODEL
     from humanize.exceptions import InvalidParameterError
 
     assert make_constraint("model") is MODEL

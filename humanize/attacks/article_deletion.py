@@ -24,7 +24,7 @@ import regex
 
 from ._sampling import choose_sites
 from ._stream import DocumentRandom
-from humanize._validation import Options
+from humanize.validation import Options
 
 from .base import Edit, SiteAttack, apply_edits
 

@@ -15,8 +15,8 @@ from typing import Any, Iterable, NamedTuple, Sequence
 
 import numpy as np
 
-from humanize._params import EqualByParams, ParamsMixin
-from humanize._validation import Interval, check_text, check_texts
+from humanize.params import EqualByParams, ParamsMixin
+from humanize.validation import Interval, check_text, check_texts
 
 from ._stream import DocumentRandom, document_digest, document_digest_head
 
@@ -214,8 +214,8 @@ class Attack(EqualByParams, ParamsMixin):
             raise TypeError(f"{cls.__qualname__} declares has_rate = True but its __init__ takes no rate; add a "
                             f"rate parameter or set has_rate = False")
 
-    # -- parameters (get_params, set_params, repr, fingerprint: humanize._params.ParamsMixin) --------
-    #: The declared parameter constraints (:mod:`humanize._validation`), merged along the MRO. ``rate``
+    # -- parameters (get_params, set_params, repr, fingerprint: humanize.params.ParamsMixin) --------
+    #: The declared parameter constraints (:mod:`humanize.validation`), merged along the MRO. ``rate``
     #: applies where ``has_rate`` is True; a class whose rate means something else declares its own entry.
     _parameter_constraints = {
         "seed": ["seed"],

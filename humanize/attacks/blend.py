@@ -24,7 +24,7 @@ from typing import Any, Callable, Sequence, Union
 
 import numpy as np
 
-from humanize._validation import InstanceOf, Options, SequenceOf
+from humanize.validation import InstanceOf, Options, SequenceOf
 
 from .base import Attack, AttackResult, BatchAttack, Edit, document_random
 from .composite import CompositeAttack

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from humanize._params import ComponentParam
+from humanize.params import ComponentParam
 from humanize.exceptions import InvalidParameterError
 
 from .base import Attack

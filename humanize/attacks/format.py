@@ -40,8 +40,8 @@ from .format_profile import (
     sentence_gaps,
 )
 from .pipeline import compose_edits
-from humanize._params import ComponentParam
-from humanize._validation import InstanceOf
+from humanize.params import ComponentParam
+from humanize.validation import InstanceOf
 from humanize.exceptions import InadmissibleTransform
 
 __all__ = ["ImposeFormat", "StripFormat", "is_admissible"]

@@ -21,7 +21,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from humanize._validation import validate_parameter_constraints
+from humanize.validation import validate_parameter_constraints
 from humanize.text import sentence_spans
 
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from ._casing import match_case
 from ._lexicon import LexiconMatcher
-from humanize._validation import Options
+from humanize.validation import Options
 
 from ._resources import MISSPELLING_DICTIONARIES, misspelling_table
 from ._sampling import choose_sites, stochastic_count

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Sequence, Union
 
-from humanize._params import ComponentParam
-from humanize._validation import SequenceOf, check_text, check_texts
+from humanize.params import ComponentParam
+from humanize.validation import SequenceOf, check_text, check_texts
 
 from .base import Attack, AttackResult, Edit, apply_edits
 from .composite import CompositeAttack, build_member

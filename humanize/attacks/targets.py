@@ -30,7 +30,7 @@ from humanize.detectors.target import Target, is_fitted
 import math as math
 from numbers import Real
 
-from humanize._validation import Interval
+from humanize.validation import Interval
 
 __all__ = ["build_detector", "training_set", "ready_target", "ready_detector", "check_detector_spec",
            "check_train_spec", "THRESHOLD", "check_ready", "QueriesDetector"]

@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from humanize._params import ParamsMixin
-from humanize._validation import Interval
+from humanize.params import ParamsMixin
+from humanize.validation import Interval
 from humanize.models import DEFAULT_CAUSAL_LM, DEFAULT_SENTENCE_ENCODER
 
 

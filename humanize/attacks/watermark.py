@@ -23,7 +23,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from humanize._validation import MODEL, NONBLANK_STR, Interval, Options
+from humanize.validation import MODEL, NONBLANK_STR, Interval, Options
 
 from .generation.rewrite import GENERATOR_SPEC
 from .base import Attack, AttackResult, BatchAttack, Edit, apply_edits, document_seed

@@ -24,7 +24,7 @@ import numpy as np
 import regex
 
 from ._stream import DocumentRandom
-from humanize._validation import Options
+from humanize.validation import Options
 
 from .base import Edit, SiteAttack
 

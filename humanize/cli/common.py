@@ -97,7 +97,7 @@ def expected_errors() -> tuple:
 
 
 def load_plugin_args(args) -> None:
-    from humanize._plugins import load_plugins
+    from humanize.plugins import load_plugins
 
     load_plugins(getattr(args, "plugin", None) or [])
 
@@ -141,8 +141,8 @@ def plugin_argument(p: argparse.ArgumentParser, *, reads_runs: bool = False) -> 
 def load_plugins_for_run(args, db: str | None, run_id: str | None) -> list:
     """Import the files the user named with ``--plugin`` for a command that reads run ``run_id`` of
     ``db``: each one the run recorded is checked against its recorded digest before it is imported
-    (:func:`humanize._plugins.load_plugins`). Nothing the database names is imported."""
-    from humanize._plugins import load_plugins
+    (:func:`humanize.plugins.load_plugins`). Nothing the database names is imported."""
+    from humanize.plugins import load_plugins
 
     paths = getattr(args, "plugin", None) or []
     if not paths:

@@ -24,7 +24,7 @@ def _fail(sub: str, err) -> int:
 
 
 def _cmd_detect(args) -> int:
-    from humanize._plugins import load_plugins
+    from humanize.plugins import load_plugins
     from humanize.benchmarks.runner.executors import get_executor
     from humanize.benchmarks.runner.raid_detect import detect_file
     from humanize.benchmarks.runner.config import detector_spec

@@ -6,7 +6,7 @@ NVML process memory when ``pynvml`` is present), token counts and the
 detector queries / LLM API tokens an attack reports. Model loads that happen
 inside a call are timed separately (``load_s``) and subtracted from its
 ``wall_s`` and ``cpu_s``. This module imports nothing of humanize's but the core
-(:mod:`humanize._validation`): the model layer reports loads by calling
+(:mod:`humanize.validation`): the model layer reports loads by calling
 :func:`record_model_load` when this module is loaded.
 """
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterator, Optional
 
 import pandas as pd
 
-from humanize._validation import Interval, validate_parameter_constraints
+from humanize.validation import Interval, validate_parameter_constraints
 
 from .memory import PeakRSS, gpu_peak_start, gpu_peak_stop, nvml_process_mb, rss_mb
 from .tokens import resolve_tokenizer

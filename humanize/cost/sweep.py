@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 import numpy as np
 import pandas as pd
 
-from humanize._validation import Interval, check_texts, validate_parameter_constraints
+from humanize.validation import Interval, check_texts, validate_parameter_constraints
 
 from .meter import CostMeter
 from .tokens import resolve_tokenizer
@@ -32,7 +32,7 @@ def _seed(seed: int, length: int) -> int:
     return int.from_bytes(hashlib.sha256(f"{seed}:{length}".encode()).digest()[:8], "little")
 
 
-#: The sweep's arguments (:mod:`humanize._validation`).
+#: The sweep's arguments (:mod:`humanize.validation`).
 _CONSTRAINTS = {
     "per_bucket": [Interval(Integral, 1, None)],
     "seed": ["seed"],

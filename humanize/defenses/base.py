@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from humanize._params import EqualByParams, ParamsMixin
-from humanize._validation import check_text, check_texts
+from humanize.params import EqualByParams, ParamsMixin
+from humanize.validation import check_text, check_texts
 from humanize.attacks.base import AttackResult, Edit
 
 __all__ = ["Defense"]

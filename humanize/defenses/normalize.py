@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from humanize._validation import Options
+from humanize.validation import Options
 from humanize.attacks.base import apply_edits
 
 from . import _steps

@@ -13,8 +13,8 @@ from typing import Sequence
 
 import numpy as np
 
-from humanize._params import ParamsMixin
-from humanize._validation import Interval
+from humanize.params import ParamsMixin
+from humanize.validation import Interval
 
 
 #: ``random_state`` of a learned detector: None or an int in [0, 2**32) (a ``RandomState`` object has
@@ -43,7 +43,7 @@ def check_labels(labels, n: int) -> np.ndarray:
 class Detector(ParamsMixin):
     """Base class for detectors. Subclasses implement ``score``; learnable ones ``fit`` too.
 
-    Parameters follow :class:`humanize._params.ParamsMixin`: stored as given,
+    Parameters follow :class:`humanize.params.ParamsMixin`: stored as given,
     declared in ``_parameter_constraints`` (cross-parameter rules in ``_check()``), read back by
     ``get_params``, set by ``set_params``.
     ``fingerprint()`` identifies the configuration (class, ``version``, parameters,

@@ -54,7 +54,7 @@ from humanize._canonical import canonical
 from humanize._http import (MAX_ANSWER_BYTES_BASE, ConnectionFailed, ResponseTooLarge, check_url, display_url,
                             error_message, key_problem, post, retry_after)
 from humanize._secrets import redact, register_secret, scrub_secrets
-from humanize._validation import NONBLANK_STR, Interval, check_texts
+from humanize.validation import NONBLANK_STR, Interval, check_texts
 from humanize.exceptions import EndpointError
 
 from .base import Detector

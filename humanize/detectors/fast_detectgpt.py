@@ -18,7 +18,7 @@ RAID Appendix F.1; the offline default here is ``smollm2-135m-instruct`` alone.
 from __future__ import annotations
 
 
-from humanize._validation import MODEL
+from humanize.validation import MODEL
 from .lm_stats import DEFAULT_MAX_TOKENS, describe_lm, load_lm
 from .metric import CausalLMMetricDetector
 

@@ -40,7 +40,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from humanize._canonical import canonical
-from humanize._validation import NONBLANK_STR, Interval, check_texts
+from humanize.validation import NONBLANK_STR, Interval, check_texts
 
 from .base import Detector
 
@@ -203,8 +203,8 @@ class FunctionDetector(Detector):
 def _plugin_files(objects) -> list:
     """The BLAKE2b of each plug-in file (``--plugin``) that defines one of ``objects``, as loaded:
     a module-level helper, constant or import in that file changes it too (a Detector subclass in a
-    plug-in is fingerprinted the same way, :func:`humanize._params.class_source_digest`)."""
-    from humanize._plugins import plugin_of
+    plug-in is fingerprinted the same way, :func:`humanize.params.class_source_digest`)."""
+    from humanize.plugins import plugin_of
 
     out = []
     for obj in objects:

@@ -26,7 +26,7 @@ from typing import Sequence
 
 import numpy as np
 
-from humanize._validation import MODEL, Interval, check_texts
+from humanize.validation import MODEL, Interval, check_texts
 
 from .base import Detector
 

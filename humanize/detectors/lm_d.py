@@ -30,7 +30,7 @@ from typing import Sequence
 
 import numpy as np
 
-from humanize._validation import MODEL, Interval, check_texts
+from humanize.validation import MODEL, Interval, check_texts
 from humanize.exceptions import NotFittedError
 
 from .base import Detector, check_labels

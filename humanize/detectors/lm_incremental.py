@@ -40,7 +40,7 @@ from typing import Any, Callable, Hashable, Iterable, Sequence
 
 import numpy as np
 
-from humanize._validation import Interval, validate_parameter_constraints
+from humanize.validation import Interval, validate_parameter_constraints
 
 from .lm_stats import LMStatistics, TextStatistics, _cross_stats, _moments
 

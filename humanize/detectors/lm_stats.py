@@ -28,7 +28,7 @@ from numbers import Integral
 
 import numpy as np
 
-from humanize._validation import Interval, check_texts, validate_parameter_constraints
+from humanize.validation import Interval, check_texts, validate_parameter_constraints
 from humanize.models.scoring import STATISTICS_CACHE, model_key, text_key
 
 __all__ = [

@@ -30,7 +30,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from humanize._validation import MODEL, check_texts
+from humanize.validation import MODEL, check_texts
 
 from .base import Detector
 from .lm_incremental import DEFAULT_HOLD, IncrementalScorer, IncrementalStatistics

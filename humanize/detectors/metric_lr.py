@@ -17,7 +17,7 @@ from typing import Sequence
 
 import numpy as np
 
-from humanize._validation import Interval, check_texts
+from humanize.validation import Interval, check_texts
 from humanize.exceptions import NotFittedError
 
 from .base import check_labels

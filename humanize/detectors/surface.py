@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 
-from humanize._validation import Interval, check_texts
+from humanize.validation import Interval, check_texts
 from humanize.exceptions import NotFittedError
 
 from .base import RANDOM_STATE, Detector, check_labels

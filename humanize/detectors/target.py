@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 
 from humanize._canonical import canonical_json, digest
-from humanize._params import ParamsMixin
-from humanize._validation import InstanceOf, check_texts
+from humanize.params import ParamsMixin
+from humanize.validation import InstanceOf, check_texts
 
 from .base import Detector, check_labels
 

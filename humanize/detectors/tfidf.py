@@ -13,7 +13,7 @@ from typing import Sequence
 
 import numpy as np
 
-from humanize._validation import Interval, check_texts, describe_value
+from humanize.validation import Interval, check_texts, describe_value
 from humanize.exceptions import InvalidParameterError, NotFittedError
 
 from .base import RANDOM_STATE, Detector, check_labels

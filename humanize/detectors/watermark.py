@@ -26,7 +26,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from humanize._validation import MODEL, Interval, Options, check_texts
+from humanize.validation import MODEL, Interval, Options, check_texts
 from humanize.watermarks.base import KEY, z_score
 
 from .base import Detector

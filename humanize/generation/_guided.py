@@ -21,7 +21,7 @@ from __future__ import annotations
 from numbers import Integral, Real
 from typing import Any
 
-from humanize._validation import Interval, validate_parameter_constraints
+from humanize.validation import Interval, validate_parameter_constraints
 
 from .decoding import Decoder, decode_answer, nucleus
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 from numbers import Integral, Real
 from typing import Any, NamedTuple, Optional, Sequence, Union
 
-from humanize._params import ParamsMixin
-from humanize._validation import Interval, validate_parameter_constraints
+from humanize.params import ParamsMixin
+from humanize.validation import Interval, validate_parameter_constraints
 
 __all__ = ["Request", "Generation", "Generator", "chat", "check_requests", "report_usage", "GREEDY_BELOW",
            "effective_temperature"]

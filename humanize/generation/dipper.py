@@ -29,7 +29,7 @@ import warnings
 from numbers import Integral
 from typing import Any, Callable, Optional, Sequence
 
-from humanize._validation import MODEL, InstanceOf, Interval, Options, check_texts, make_constraint
+from humanize.validation import MODEL, InstanceOf, Interval, Options, check_texts, make_constraint
 
 from .base import SAMPLING_CONSTRAINTS, Generation, Generator, Request, check_requests, report_usage
 

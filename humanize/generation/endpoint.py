@@ -35,7 +35,7 @@ from humanize._http import (HIDDEN, MAX_ANSWER_BYTES_BASE, BadAnswer, Connection
                             describe, display_url, excerpt, key_problem, parse_json_body, post, retry_after,
                             split_credentials)
 from humanize._secrets import register_secret, scrub_secrets
-from humanize._validation import NONBLANK_STR, Interval, Options
+from humanize.validation import NONBLANK_STR, Interval, Options
 
 from .base import (SAMPLING_CONSTRAINTS, Generation, Generator, Request, check_requests, effective_temperature,
                    report_usage)

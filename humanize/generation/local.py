@@ -18,7 +18,7 @@ from typing import Any, Optional, Sequence
 
 from numbers import Integral
 
-from humanize._validation import MODEL, Interval
+from humanize.validation import MODEL, Interval
 
 from .base import (SAMPLING_CONSTRAINTS, Generation, Generator, Request, check_requests, effective_temperature,
                    report_usage)

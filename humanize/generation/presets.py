@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from numbers import Integral
 from typing import Any, Optional, Sequence
 
-from humanize._validation import MODEL, NONBLANK_STR, Interval, Options
+from humanize.validation import MODEL, NONBLANK_STR, Interval, Options
 from humanize.exceptions import ModelUnavailable
 
 from .base import SAMPLING_CONSTRAINTS, Generation, Generator, Request, check_requests

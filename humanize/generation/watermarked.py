@@ -18,7 +18,7 @@ from typing import Any, Sequence
 
 from numbers import Integral, Real
 
-from humanize._validation import Constraint, Interval
+from humanize.validation import Constraint, Interval
 from humanize.exceptions import UserError
 
 from .base import Generation, Request, check_requests, effective_temperature
@@ -70,7 +70,7 @@ class WatermarkedChat(LocalChat):
 
     def _check(self) -> None:
         super()._check()
-        from humanize._validation import validate_parameter_constraints
+        from humanize.validation import validate_parameter_constraints
 
         validate_parameter_constraints(type(self).__name__, {"watermark": [_Watermark()],
                                                              "min_new_tokens": [Interval(Integral, 0, None)],

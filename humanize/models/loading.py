@@ -14,7 +14,7 @@ from typing import Any, Callable, Optional
 
 from numbers import Integral
 
-from humanize._validation import InstanceOf, Interval, describe_value, validate_parameter_constraints
+from humanize.validation import InstanceOf, Interval, describe_value, validate_parameter_constraints
 from humanize.exceptions import InvalidParameterError, ModelUnavailable
 
 from .cache import cache_dir, get_or_load

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from humanize._validation import check_texts
+from humanize.validation import check_texts
 
 __all__ = ["check_pairs", "check_text", "one_or_many_pairs"]
 
@@ -15,7 +15,7 @@ def check_text(text: Any, what: str = "text") -> str:
 
 
 def check_pairs(owner: str, method: str, originals: Any, attacked: Any) -> tuple[list[str], list[str]]:
-    """Two batches of equal length (:func:`humanize._validation.check_texts`, the one batch rule: a str,
+    """Two batches of equal length (:func:`humanize.validation.check_texts`, the one batch rule: a str,
     a dict, a set, None or a number is refused), named ``owner.method(originals)`` / ``(attacked)``."""
     originals = check_texts(originals, owner, f"{method}(originals)")
     attacked = check_texts(attacked, owner, f"{method}(attacked)")

@@ -28,7 +28,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from humanize._params import ParamsMixin
+from humanize.params import ParamsMixin
 from humanize._registry import Registry
 
 __all__ = ["PairMeter", "available", "build_meters", "builtin_meters", "get", "merge_columns", "notes_of", "origin",

@@ -32,7 +32,7 @@ from typing import Any, Union
 
 import numpy as np
 
-from humanize._validation import MODEL, Interval, validate_parameter_constraints
+from humanize.validation import MODEL, Interval, validate_parameter_constraints
 from humanize.models import LoadedModel, load_sequence_classifier
 from humanize.models.classify import softmax_in_batches
 from humanize.models.text import model_input, repair_text, token_prefix

@@ -51,7 +51,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from humanize._validation import Interval
+from humanize.validation import Interval
 
 from ._common import check_pairs
 from .custom import PairMeter, notes_of

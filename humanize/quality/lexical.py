@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from humanize._validation import Interval, validate_parameter_constraints
+from humanize.validation import Interval, validate_parameter_constraints
 
 from ._common import check_pairs, check_text
 from .custom import PairMeter, notes_of
@@ -40,7 +40,7 @@ _WORDLIKE = re.compile(r"[^\W_]", re.UNICODE)
 MAX_CHARS = 100_000
 
 
-#: ``max_chars``: characters per text (:mod:`humanize._validation`), shared with :class:`QualityMeter`.
+#: ``max_chars``: characters per text (:mod:`humanize.validation`), shared with :class:`QualityMeter`.
 MAX_CHARS_CONSTRAINT = [Interval(numbers.Integral, 1, None)]
 
 

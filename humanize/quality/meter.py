@@ -6,9 +6,9 @@ from typing import Optional, Sequence, Union
 
 import pandas as pd
 
-from humanize._params import ParamsMixin
+from humanize.params import ParamsMixin
 
-from humanize._validation import MODEL, InstanceOf, Interval
+from humanize.validation import MODEL, InstanceOf, Interval
 from humanize.exceptions import InvalidParameterError
 from humanize.models import DEFAULT_CAUSAL_LM, DEFAULT_SENTENCE_ENCODER, LoadedModel
 

@@ -30,7 +30,7 @@ from typing import Optional, Union
 
 import numpy as np
 
-from humanize._validation import MODEL, Interval, check_texts, validate_parameter_constraints
+from humanize.validation import MODEL, Interval, check_texts, validate_parameter_constraints
 from humanize.exceptions import InvalidParameterError
 from humanize.models import DEFAULT_CAUSAL_LM, LoadedModel, load_causal_lm
 from humanize.models.scoring import _window_params, encode_for_scoring, sequence_logprobs, shared_logprobs
@@ -45,7 +45,7 @@ __all__ = ["Perplexity", "perplexity", "perplexity_with_notes", "get_lm", "MAX_W
 MAX_WINDOWS = 8
 
 
-#: The perplexity arguments' constraints (:mod:`humanize._validation`), shared with :class:`QualityMeter`.
+#: The perplexity arguments' constraints (:mod:`humanize.validation`), shared with :class:`QualityMeter`.
 WINDOW_CONSTRAINTS = {
     "batch_size": [Interval(Integral, 1, None)],
     "max_length": [Interval(Integral, 2, None), None],  # tokens per window

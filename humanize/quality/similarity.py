@@ -13,7 +13,7 @@ from typing import Union
 
 import numpy as np
 
-from humanize._validation import MODEL, Interval, validate_parameter_constraints
+from humanize.validation import MODEL, Interval, validate_parameter_constraints
 from humanize.models import DEFAULT_SENTENCE_ENCODER, LoadedModel, load_sentence_encoder
 from humanize.models.text import model_input, token_prefix
 

@@ -46,7 +46,7 @@ from typing import NamedTuple, Optional, Union
 import pandas as pd
 import regex
 
-from humanize._validation import MODEL, Interval, check_texts
+from humanize.validation import MODEL, Interval, check_texts
 from humanize.models import DEFAULT_CAUSAL_LM, LoadedModel
 
 from ._common import check_pairs, check_text

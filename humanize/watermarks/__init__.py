@@ -1,6 +1,6 @@
 """Text watermarks: the schemes a generator embeds and a detector tests for (issue #37).
 
-A scheme is a configured object (:class:`~humanize._params.ParamsMixin`) holding its key and its
+A scheme is a configured object (:class:`~humanize.params.ParamsMixin`) holding its key and its
 parameters; the same object drives the logits of a local model at generation time
 (:class:`humanize.generation.WatermarkedChat`) and the statistic of its detector
 (:mod:`humanize.detectors.watermark`):

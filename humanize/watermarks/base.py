@@ -12,8 +12,8 @@ import hashlib
 import math
 from numbers import Integral
 
-from humanize._params import ParamsMixin
-from humanize._validation import NONBLANK_STR, Interval
+from humanize.params import ParamsMixin
+from humanize.validation import NONBLANK_STR, Interval
 
 __all__ = ["Watermark", "KEY", "key_int", "z_score"]
 

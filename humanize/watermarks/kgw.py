@@ -19,7 +19,7 @@ from __future__ import annotations
 from numbers import Real
 from typing import Sequence
 
-from humanize._validation import Interval, Options
+from humanize.validation import Interval, Options
 from humanize.exceptions import InvalidParameterError
 
 from .base import KEY, Watermark, key_int

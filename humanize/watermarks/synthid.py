@@ -21,7 +21,7 @@ from collections import deque
 from numbers import Integral
 from typing import Sequence
 
-from humanize._validation import Interval
+from humanize.validation import Interval
 
 from .base import KEY, Watermark, key_int
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from numbers import Real
 from typing import Sequence
 
-from humanize._validation import Interval
+from humanize.validation import Interval
 
 from .base import KEY, Watermark, key_int
 

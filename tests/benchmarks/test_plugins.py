@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 from humanize import attacks, detectors
-from humanize._plugins import load_plugin
+from humanize.plugins import load_plugin
 from humanize._registry import Spec, is_import_path, parse_spec
 from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfig
 from humanize.benchmarks.runner.store import ResultsStore

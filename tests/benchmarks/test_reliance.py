@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from humanize._validation import check_texts
+from humanize.validation import check_texts
 from humanize.attacks.format import is_admissible
 from humanize.benchmarks.audits.reliance import TABLE_COLUMNS, artifact_reliance
 from humanize.benchmarks.audits.reliance_run import reliance_for_run

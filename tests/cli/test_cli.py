@@ -98,7 +98,7 @@ def test_demo_takes_a_defense_and_names_an_unknown_one(tmp_path, capsys):
 
 
 def test_a_detector_named_by_a_plain_function_is_the_function_detector_of_it(tmp_path, monkeypatch):
-    from humanize._plugins import load_plugin
+    from humanize.plugins import load_plugin
     from humanize.benchmarks.runner.config import detector_spec
     from humanize.detectors import FunctionDetector
 

@@ -129,7 +129,7 @@ def test_names_a_stored_run_records_resolve_only_to_code_the_user_loaded(tmp_pat
                                                encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
     with names_from_stored_data():
-        for name in ("helper_beside:rows", "os:system", "humanize._plugins:load_plugin"):
+        for name in ("helper_beside:rows", "os:system", "humanize.plugins:load_plugin"):
             with pytest.raises(ValueError, match="never imported"):
                 data.dataset_loader(name)
             assert not data.knows_dataset(name)
@@ -143,7 +143,7 @@ def test_names_a_stored_run_records_resolve_only_to_code_the_user_loaded(tmp_pat
 
 
 def test_a_plugin_is_checked_against_the_recorded_digest_before_it_is_imported(tmp_path):
-    from humanize._plugins import file_digest, load_plugins
+    from humanize.plugins import file_digest, load_plugins
     from humanize.exceptions import PluginError
 
     witness = tmp_path / "witness.txt"
@@ -159,7 +159,7 @@ def test_a_plugin_is_checked_against_the_recorded_digest_before_it_is_imported(t
 
 
 def test_a_plugin_that_exits_or_parses_argv_or_shadows_a_module_fails_in_one_line(tmp_path, capsys):
-    from humanize._plugins import load_plugin
+    from humanize.plugins import load_plugin
     from humanize.exceptions import PluginError
 
     exits = tmp_path / "plug_exits.py"
@@ -515,7 +515,7 @@ def test_a_function_detector_in_a_plugin_is_fingerprinted_by_its_file(tmp_path):
     prints = []
     for value in ("len(text) / 10", "len(text) / 20"):  # only the module-level helper changes
         path.write_text(HELPER_DETECTOR.format(value=value), encoding="utf-8")
-        proc = subprocess.run([sys.executable, "-c", f"from humanize._plugins import load_plugin; "
+        proc = subprocess.run([sys.executable, "-c", f"from humanize.plugins import load_plugin; "
                                                      f"print(load_plugin({str(path)!r}).Helped().fingerprint())"],
                               capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
         assert proc.returncode == 0, proc.stderr

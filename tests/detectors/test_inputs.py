@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from humanize._validation import check_texts
+from humanize.validation import check_texts
 from humanize.detectors import lm_stats
 from humanize.detectors.binoculars import Binoculars
 from humanize.detectors.fast_detectgpt import FastDetectGPT

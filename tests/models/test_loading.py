@@ -116,7 +116,7 @@ def test_device_dtype_and_name_errors_take_the_one_format():
     from humanize.exceptions import InvalidParameterError
     from humanize.models import resolve_device, resolve_dtype
     from humanize.models.loading import _check_name
-    from humanize._validation import MODEL, NONBLANK_STR
+    from humanize.validation import MODEL, NONBLANK_STR
 
     for bad in (1.5, True, -1):
         with pytest.raises(InvalidParameterError, match=r"resolve_device: device must be a str or an int in \[0, inf\) "

@@ -68,8 +68,8 @@ from typing import Any
 
 import numpy as np
 
-from humanize._params import ComponentParam
-from humanize._validation import NONBLANK_STR, HasMethods, Interval, Options, SequenceOf
+from humanize.params import ComponentParam
+from humanize.validation import NONBLANK_STR, HasMethods, Interval, Options, SequenceOf
 from humanize.cost import report
 from humanize.generation.base import Generator
 from humanize.models import DEFAULT_CHAT_LM

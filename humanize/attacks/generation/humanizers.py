@@ -23,7 +23,7 @@ from __future__ import annotations
 from numbers import Integral
 from typing import Any, Optional
 
-from humanize._validation import MODEL, NONBLANK_STR, Interval, Options
+from humanize.validation import MODEL, NONBLANK_STR, Interval, Options
 from humanize.generation.base import Generator
 
 from .paraphrase import DEFAULT_INSTRUCTION, Paraphrase

@@ -28,8 +28,8 @@ from typing import Any
 
 from numbers import Integral
 
-from humanize._params import ComponentParam
-from humanize._validation import NONBLANK_STR, InstanceOf, Interval
+from humanize.params import ComponentParam
+from humanize.validation import NONBLANK_STR, InstanceOf, Interval
 from humanize.generation.base import Generator
 from humanize.models import DEFAULT_CHAT_LM
 

@@ -32,8 +32,8 @@ import re
 from numbers import Integral
 from typing import Any, Optional, Sequence, Union
 
-from humanize._params import ComponentParam
-from humanize._validation import Interval, SequenceOf, describe_value
+from humanize.params import ComponentParam
+from humanize.validation import Interval, SequenceOf, describe_value
 from humanize.exceptions import InvalidParameterError
 from humanize.models import DEFAULT_CHAT_LM
 from humanize.text import sentence_spans

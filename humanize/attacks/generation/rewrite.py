@@ -22,7 +22,7 @@ from __future__ import annotations
 from numbers import Integral
 from typing import Any, Callable, NamedTuple, Sequence
 
-from humanize._validation import NONBLANK_STR, InstanceOf, Interval, Options
+from humanize.validation import NONBLANK_STR, InstanceOf, Interval, Options
 
 from ..base import AttackResult, BatchAttack, document_seed
 from .answers import classify_answer

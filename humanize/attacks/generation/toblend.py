@@ -41,7 +41,7 @@ import re
 from numbers import Integral, Real
 from typing import Optional
 
-from humanize._validation import MODEL, Interval, Options, SequenceOf
+from humanize.validation import MODEL, Interval, Options, SequenceOf
 from humanize.generation.base import SAMPLING_CONSTRAINTS
 from humanize.models import DEFAULT_CHAT_LM
 

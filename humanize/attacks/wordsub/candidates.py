@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from humanize._params import ParamsMixin
-from humanize._validation import HasMethods, Interval
+from humanize.params import ParamsMixin
+from humanize.validation import HasMethods, Interval
 
 from ._doc import Candidate, Doc
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from humanize._params import ParamsMixin
-from humanize._validation import HasMethods, InstanceOf, Interval, Options, SequenceOf, validate_parameter_constraints
+from humanize.params import ParamsMixin
+from humanize.validation import HasMethods, InstanceOf, Interval, Options, SequenceOf, validate_parameter_constraints
 
 from ._doc import Candidate, Doc
 

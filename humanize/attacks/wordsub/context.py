@@ -22,7 +22,7 @@ from __future__ import annotations
 from numbers import Real
 from typing import Any
 
-from humanize._validation import InstanceOf, Interval, SequenceOf
+from humanize.validation import InstanceOf, Interval, SequenceOf
 from humanize.models import DEFAULT_RANKING_LM
 
 from .._casing import match_case

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple, Sequence
 
-from humanize._validation import InstanceOf, Options, SequenceOf
+from humanize.validation import InstanceOf, Options, SequenceOf
 
 from ..base import Attack, Edit, apply_edits
 from .._casing import match_case

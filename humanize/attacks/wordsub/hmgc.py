@@ -28,8 +28,8 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from humanize._params import ComponentParam
-from humanize._validation import Interval
+from humanize.params import ComponentParam
+from humanize.validation import Interval
 from humanize.models import DEFAULT_RANKING_LM
 
 from .engine import EnginePreset, WordSubstitution
@@ -37,7 +37,7 @@ from .importance import _METHODS, SurrogateImportance
 from .context import CONTEXT_MARGIN
 from .presets import DEFAULT_ALLOWED_SWAPS, SYNONYM_CONSTRAINTS, SYNONYM_MIN_SIMILARITY, synonym_parts
 from ..targets import THRESHOLD
-from humanize._validation import Options
+from humanize.validation import Options
 from humanize.exceptions import InvalidParameterError
 from .search import DetectorGreedy
 

@@ -44,8 +44,8 @@ from ._doc import Doc
 from .rankers import WordRanker
 from numbers import Integral, Real
 
-from humanize._params import ComponentParam
-from humanize._validation import Interval, Options
+from humanize.params import ComponentParam
+from humanize.validation import Interval, Options
 
 from ..targets import THRESHOLD, QueriesDetector
 

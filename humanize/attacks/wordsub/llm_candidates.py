@@ -19,7 +19,7 @@ from typing import Any
 
 from numbers import Integral
 
-from humanize._validation import Interval, Options
+from humanize.validation import Interval, Options
 from humanize.models import DEFAULT_CHAT_LM
 
 from .._casing import match_case

@@ -5,8 +5,8 @@ from typing import Any
 
 from numbers import Integral, Real
 
-from humanize._params import ComponentParam
-from humanize._validation import HasMethods, InstanceOf, Interval, Options, SequenceOf
+from humanize.params import ComponentParam
+from humanize.validation import HasMethods, InstanceOf, Interval, Options, SequenceOf
 from humanize.exceptions import InvalidParameterError
 from humanize.models import DEFAULT_CAUSAL_LM, DEFAULT_RANKING_LM, DEFAULT_SENTENCE_ENCODER
 

@@ -12,8 +12,8 @@ from typing import Any
 
 from numbers import Integral
 
-from humanize._params import ComponentParam
-from humanize._validation import Interval, Options
+from humanize.params import ComponentParam
+from humanize.validation import Interval, Options
 from humanize.models import DEFAULT_CHAT_LM
 
 from .constraints import NotStopword, SamePOS, SwapValidity, WordCosine

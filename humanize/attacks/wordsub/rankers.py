@@ -17,8 +17,8 @@ import numpy as np
 
 from numbers import Integral
 
-from humanize._params import ParamsMixin
-from humanize._validation import Interval, Options
+from humanize.params import ParamsMixin
+from humanize.validation import Interval, Options
 from humanize.models import DEFAULT_RANKING_LM
 
 from ._doc import Doc

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from humanize._params import ParamsMixin
+from humanize.params import ParamsMixin
 from humanize.models import DEFAULT_RANKING_LM
 
 from ._doc import Candidate, Doc

@@ -15,13 +15,13 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from humanize._params import ComponentParam, ParamsMixin
+from humanize.params import ComponentParam, ParamsMixin
 
 from .._casing import match_case
 from ._doc import Candidate, Doc
 from numbers import Integral
 
-from humanize._validation import Interval
+from humanize.validation import Interval
 
 from ..targets import THRESHOLD, QueriesDetector, check_detector_spec, check_train_spec
 

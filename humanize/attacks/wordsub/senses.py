@@ -28,7 +28,7 @@ import functools
 import re
 from numbers import Integral
 
-from humanize._validation import InstanceOf, Interval, Options
+from humanize.validation import InstanceOf, Interval, Options
 
 from .candidates import CandidateGenerator
 from ._doc import Candidate, Doc

@@ -26,7 +26,7 @@ from typing import Any, Sequence
 import pandas as pd
 
 from humanize._canonical import canonical_json
-from humanize._validation import check_texts
+from humanize.validation import check_texts
 from humanize.exceptions import InvalidParameterError
 
 from .schema import validate_rows

@@ -3,7 +3,7 @@
 An attack is a registry name (or import path) plus parameters, or an :class:`~humanize.attacks.Attack`
 object given in Python (:meth:`AttackSpec.of`). The runner knows no attack by name: what it hands an
 attack follows from the parameters its class declares as components
-(:class:`humanize._params.ComponentParam`, ``_component_params``), by their kind:
+(:class:`humanize.params.ComponentParam`, ``_component_params``), by their kind:
 
 - ``attack`` (``many``: a list of them, a composite's ``attacks``): each member is a spec
   of its own (a name, a table, a spec or an object), built with the run's seed; a member given as one table

@@ -171,7 +171,7 @@ class RunConfig:
     ray_address: str | None = None  # None: start a local Ray cluster; "auto" or an address: join one
     max_retries: int = 2  # resubmissions of a batch whose worker died (the ray executor)
     resources: dict = field(default_factory=dict)  # {target: {num_cpus=..., num_gpus=...}} per worker
-    plugins: list = field(default_factory=list)  # Python files defining components (humanize._plugins)
+    plugins: list = field(default_factory=list)  # Python files defining components (humanize.plugins)
     #: "humanize" (exact quantile thresholds, intervals) or "raid" (RAID's own evaluator's definitions)
     protocol: str = "humanize"
     #: attack the human test texts too, as RAID does (they are scored; RAID's AUROC counts them)
@@ -254,7 +254,7 @@ class RunConfig:
 
     def load_plugins(self) -> list:
         """Import the configured plug-in files (once per process)."""
-        from humanize._plugins import load_plugins
+        from humanize.plugins import load_plugins
         from humanize.exceptions import PluginError
 
         try:

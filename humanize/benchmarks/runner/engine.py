@@ -125,7 +125,7 @@ def _given_rows(config: RunConfig, given: pd.DataFrame, clean: pd.DataFrame) -> 
 
 def _attack_key(attack) -> str:
     """The store key of an attack's outputs: its name (for reading) and its provenance fingerprint
-    (qualified class, output version, exact parameters: see :meth:`humanize._params.ParamsMixin.fingerprint`)."""
+    (qualified class, output version, exact parameters: see :meth:`humanize.params.ParamsMixin.fingerprint`)."""
     return f"{attack.name}/{attack.fingerprint()}"
 
 

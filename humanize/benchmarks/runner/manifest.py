@@ -58,7 +58,7 @@ def _models(provenance: dict) -> dict:
 
 def component_entry(obj, *, name: str, registry) -> dict:
     """A component as a manifest records it (class path, origin, plug-in, provenance, fingerprint)."""
-    from humanize._plugins import plugin_of
+    from humanize.plugins import plugin_of
     from humanize._registry import class_path
 
     prov = obj.provenance()
@@ -92,7 +92,7 @@ def build_manifest(config, run_id: str, rows, attacks: list, detectors: list, qu
     """
     from humanize import attacks as attack_registry
     from humanize import detectors as detector_registry
-    from humanize._plugins import loaded_plugins
+    from humanize.plugins import loaded_plugins
     from humanize.cost.machine import machine_description
 
     from humanize._split import sampling_seed
@@ -219,12 +219,12 @@ def check_inputs(store, run_id: str, rows, dataset: str, manifest: dict | None =
 def ensure_dataset(config, manifest: dict | None):
     """``config``, when its dataset can be read here: a dataset the run read through a plug-in's
     loader needs that plug-in given with ``--plugin`` (nothing the run recorded is imported by
-    itself: :func:`humanize._plugins.missing_plugins` says which file)."""
+    itself: :func:`humanize.plugins.missing_plugins` says which file)."""
     from ..data import knows_dataset
 
     if not knows_dataset(config.dataset):
         if manifest is not None and manifest.get("plugins"):
-            from humanize._plugins import missing_plugins
+            from humanize.plugins import missing_plugins
 
             missing_plugins(manifest["plugins"], f"re-reading the documents of dataset {config.dataset!r}")
         from humanize.exceptions import PluginError
@@ -238,11 +238,11 @@ def with_recorded_plugins(config, records, needed_for: str = "computing this"):
     """``config``, once the plug-in files in ``records`` (a manifest, for all it recorded, or a list of
     its plug-in records) are loaded *by the user* (``--plugin``): a recorded file is never imported
     because the run recorded it; a missing one is named in one line
-    (:func:`humanize._plugins.missing_plugins`)."""
+    (:func:`humanize.plugins.missing_plugins`)."""
     if isinstance(records, dict):
         records = records.get("plugins")
     if records:
-        from humanize._plugins import missing_plugins
+        from humanize.plugins import missing_plugins
 
         missing_plugins(records, needed_for)
     return config

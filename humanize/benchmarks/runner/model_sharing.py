@@ -7,7 +7,7 @@ for the same wrong reason. The runner warns about every such pair, in the run's 
 and in the report's ``warnings`` table.
 
 Models are compared by resolved identity, read from each component's provenance
-(:meth:`humanize._params.ParamsMixin.provenance`, built on
+(:meth:`humanize.params.ParamsMixin.provenance`, built on
 :func:`humanize.models.identity.model_identity`), never by guessing at names: a packaged
 alias and the hub id it stands for are one model; a local directory is its contents'
 digest. Nothing is loaded.

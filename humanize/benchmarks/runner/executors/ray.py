@@ -154,7 +154,7 @@ class RayExecutor(Executor):
     def start(self):
         """Connect to (or start) the cluster now; ``map`` does it on first use. Returns ``ray``."""
         ray = _import_ray()
-        from humanize._plugins import register_loaded_by_value
+        from humanize.plugins import register_loaded_by_value
 
         register_loaded_by_value()  # plug-in files' classes travel by value: workers need not find the files
         if not ray.is_initialized():

@@ -9,7 +9,7 @@ A class lists what each constructor argument may be, once, as data::
             "model": ["model", None],
         }
 
-and :meth:`humanize._params.ParamsMixin._validate` checks every parameter against its list
+and :meth:`humanize.params.ParamsMixin._validate` checks every parameter against its list
 (a value must satisfy at least one entry) with :func:`validate_parameter_constraints`, raising
 :class:`~humanize.exceptions.InvalidParameterError` with one message format::
 

@@ -25,7 +25,7 @@ import weakref
 from typing import Any
 
 from ._canonical import canonical, digest
-from ._validation import validate_parameter_constraints
+from .validation import validate_parameter_constraints
 
 __all__ = ["ComponentParam", "ParamsMixin", "class_source_digest"]
 
@@ -93,7 +93,7 @@ class ParamsMixin:
     #: dropped by every :meth:`set_params` (nested ones included, and on a failed one), so an object
     #: whose parameters changed describes, fingerprints and runs the same configuration.
     _derived_state: tuple = ()
-    #: What each constructor argument may be (:mod:`humanize._validation`): name -> list of
+    #: What each constructor argument may be (:mod:`humanize.validation`): name -> list of
     #: constraints, one of which the value must satisfy. Merged along the MRO (a subclass's entry
     #: for a name replaces its base's) and applied to the parameters ``__init__`` takes.
     _parameter_constraints: dict = {}
@@ -347,7 +347,7 @@ _SOURCE_DIGESTS: "weakref.WeakKeyDictionary[type, str | None]" = weakref.WeakKey
 def class_source_digest(cls: type) -> str | None:
     """What identifies the code of a class defined outside the package (None for humanize's own, whose
     code the version and the library version stand for): ``file:<BLAKE2b>`` of a plug-in file as it was
-    loaded (:mod:`humanize._plugins`), else ``source:<BLAKE2b>`` of its module's source
+    loaded (:mod:`humanize.plugins`), else ``source:<BLAKE2b>`` of its module's source
     (:func:`inspect.getsource`). Editing such a class's code changes the fingerprints of its objects, so
     cached results are recomputed. A class whose source cannot be read (defined in an interactive
     session or by ``exec``) gets None and a warning: its cache keys cannot follow its code."""
@@ -358,7 +358,7 @@ def class_source_digest(cls: type) -> str | None:
         return _SOURCE_DIGESTS[cls]
     except KeyError:
         pass
-    from ._plugins import plugin_of
+    from .plugins import plugin_of
 
     rec = plugin_of(module)
     if rec is not None and rec.get("blake2b"):
