@@ -46,7 +46,10 @@ class PairMeter(ParamsMixin):
     - ``as_read``: cheap and meant for the text as it is seen, so a run scores it again on both texts as a
       reader sees them (columns ``<column>_read``, :mod:`humanize.quality.as_read`).
     - ``columns``: the columns it gives, where known in advance (the built-in meters': a run reads the "as
-      read" figures of these columns; a meter of your own may leave it empty).
+      read" figures of these columns; a meter of your own may leave it empty);
+    - ``likelihood_params``: the parameters naming a language model whose likelihood of the texts it reports
+      (perplexity's ``lm``): an attack that writes or ranks with that same model confounds its figures, and a run
+      warns of it (:mod:`humanize.benchmarks.runner.model_sharing`).
 
     A built-in meter also overrides :meth:`measure` to give a reason for each NaN (the ``note`` column) and
     columns of text (the resolved model's name).
@@ -57,6 +60,7 @@ class PairMeter(ParamsMixin):
     default: bool = False
     as_read: bool = False
     columns: tuple = ()
+    likelihood_params: tuple = ()
 
     def score(self, originals: Sequence[str], attacked: Sequence[str]):
         """``{column: values}``: a user's meter implements this; a meter that overrides :meth:`measure`

@@ -145,6 +145,7 @@ class Perplexity(PairMeter):
     default = True
     columns = ("perplexity_original", "perplexity_attacked", "perplexity_delta", "perplexity_model")
     _model_params = ("lm",)
+    likelihood_params = ("lm",)  # an attack writing with this LM lowers its perplexity: the run warns
     _parameter_constraints = {"lm": [MODEL], **WINDOW_CONSTRAINTS}
 
     def __init__(self, lm: Union[str, LoadedModel] = DEFAULT_CAUSAL_LM, batch_size: int = 8,

@@ -67,6 +67,9 @@ def test_a_target_detector_is_the_threat_model_and_the_meters_encoder_is_not_a_s
     qpa = {"qpa(toblend)": attacks.get("qpa_toblend")}  # MiniLM picks its tokens; MiniLM measures its cosine
     assert shared_models(qpa, {}, QualityMeter()) == []
     assert shared_models(qpa, {}, QualityMeter(lm="gemma-3-270m"))[0].scorers == ("the perplexity meter",)
+    # the meter says which of its members report a likelihood (PairMeter.likelihood_params): without perplexity
+    # among the active meters, the same LM scores nothing an attack could confound
+    assert shared_models(qpa, {}, QualityMeter(lm="gemma-3-270m", meters=["rouge_l"])) == []
 
 
 def test_the_runner_warns_and_the_report_lists_the_shared_model(tmp_path, smollm):

@@ -27,8 +27,6 @@ __all__ = ["SharedModel", "component_models", "shared_models", "run_components",
 
 #: Parameters whose models are the attack's threat model, not its own (see the module docstring).
 SKIPPED_PARAMS = ("target", "surrogate")
-#: The quality meter's parameters that name a scoring model.
-METER_SCORING_PARAMS = ("lm",)
 
 
 @dataclass(frozen=True)
@@ -95,7 +93,7 @@ def component_models(component: Any, only: Optional[tuple] = None,
 
 def shared_models(attacks: Mapping[str, Any], detectors: Mapping[str, Any],
                   meter: Any = None) -> list[SharedModel]:
-    """Each (attack, parameter, model) whose model a detector or the perplexity meter scores with.
+    """Each (attack, parameter, model) whose model a detector or a likelihood meter (perplexity) scores with.
 
     ``attacks``: label -> attack; ``detectors``: name -> detector; ``meter``: the run's
     :class:`~humanize.quality.QualityMeter` or None (no quality table). A component whose
@@ -106,9 +104,9 @@ def shared_models(attacks: Mapping[str, Any], detectors: Mapping[str, Any],
     for name, det in detectors.items():
         for _, key, _ in _safe_models(det):
             scorers.setdefault(key, []).append(f"detector {name}")
-    if meter is not None:
-        for _, key, _ in _safe_models(meter, only=METER_SCORING_PARAMS):
-            scorers.setdefault(key, []).append("the perplexity meter")
+    for member in _likelihood_meters(meter):  # declared by the meter (PairMeter.likelihood_params), not named here
+        for _, key, _ in _safe_models(member, only=member.likelihood_params):
+            scorers.setdefault(key, []).append(f"the {member.name} meter")
     out, seen = [], set()
     for label, attack in attacks.items():
         for where, key, name in _safe_models(attack):
@@ -116,6 +114,15 @@ def shared_models(attacks: Mapping[str, Any], detectors: Mapping[str, Any],
                 seen.add((label, where, key))
                 out.append(SharedModel(label, where, name, tuple(dict.fromkeys(scorers[key]))))
     return out
+
+
+def _likelihood_meters(meter: Any) -> list:
+    """The quality meter's active members that report a language model's likelihood (``likelihood_params``)."""
+    try:
+        members = meter.members() if meter is not None else []
+    except Exception:  # noqa: BLE001 - a warning must never stop a run; the run reports a broken meter
+        return []
+    return [m for m in members if getattr(m, "likelihood_params", ())]
 
 
 def _safe_models(component: Any, only: Optional[tuple] = None) -> list[tuple[str, str, str]]:
