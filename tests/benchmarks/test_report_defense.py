@@ -10,7 +10,8 @@ import pytest
 
 from humanize.benchmarks.evaluation import evaluate
 from humanize.benchmarks.reporting.report import build_report, export_report, render_markdown
-from humanize.benchmarks.reporting.tables import auroc_table, defense_table, defenses_in, figure_matrix
+from humanize.benchmarks.reporting.selection import defenses_in
+from humanize.benchmarks.reporting.tables import auroc_table, defense_table, figure_matrix
 
 from .test_bootstrap import _frame
 

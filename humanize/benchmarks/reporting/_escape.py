@@ -54,13 +54,14 @@ def is_invisible(ch: str) -> bool:
     return ch in INVISIBLE or cat in ("Cf", "Cc", "Cs", "Co", "Cn", "Zl", "Zp") or (cat == "Zs" and ch != " ")
 
 
-def _label(ch: str) -> str:
+def char_label(ch: str) -> str:
+    """An invisible character's short name (``ZWSP``), or its code point (``U+202E``)."""
     return INVISIBLE.get(ch) or f"U+{ord(ch):04X}"
 
 
 def marker(ch: str) -> str:
     """The HTML marker of one invisible character: its short name, its code point as a tooltip."""
-    return f'<span class="inv" title="{html.escape(char_name(ch))}">{_label(ch)}</span>'
+    return f'<span class="inv" title="{html.escape(char_name(ch))}">{char_label(ch)}</span>'
 
 
 def html_text(text) -> str:
@@ -70,7 +71,7 @@ def html_text(text) -> str:
 
 def plain_text(text) -> str:
     """``text`` with each invisible character (not line breaks and tabs) written ``⟨U+202E⟩``."""
-    return "".join(c if c in "\n\t" or not is_invisible(c) else f"\u27e8{_label(c)}\u27e9" for c in str(text))
+    return "".join(c if c in "\n\t" or not is_invisible(c) else f"\u27e8{char_label(c)}\u27e9" for c in str(text))
 
 
 _MD = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "|": "\\|", "\n": " ", "\r": " ", "\t": " "}
@@ -83,7 +84,7 @@ def md_text(text) -> str:
         if c in _MD:
             out.append(_MD[c])
         elif is_invisible(c):
-            out.append(f"\u27e8{_label(c)}\u27e9")
+            out.append(f"\u27e8{char_label(c)}\u27e9")
         else:
             out.append(c)
     # a link or an image needs "](" (inline) or "][" (reference) with nothing between: "]\(" is text
@@ -94,7 +95,7 @@ def md_text(text) -> str:
 def terminal_text(text) -> str:
     """``text`` on one line for a terminal: every invisible or control character (line breaks, tabs and
     escape sequences included) written ``⟨U+001B⟩``, so nothing a label holds is run by the terminal."""
-    return "".join(c if not is_invisible(c) else f"\u27e8{_label(c)}\u27e9" for c in str(text))
+    return "".join(c if not is_invisible(c) else f"\u27e8{char_label(c)}\u27e9" for c in str(text))
 
 
 def figure_text(text) -> str:

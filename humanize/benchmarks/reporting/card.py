@@ -31,7 +31,7 @@ from ..runner.store import ResultsStore
 __all__ = ["Card", "robustness_cards", "save_cards", "write_cards", "unmeasured_attacks", "MEAN_LABEL",
            "QUALITY_MEASURES"]
 
-CLEAN = "none"
+from .selection import CLEAN
 #: the pooled group whose figures are the mean over attacks
 MEAN_LABEL = "mean over attacks"
 #: "meaning preserved" for "effectiveness per unit of quality loss", strongest meter first (entailment,
@@ -85,7 +85,8 @@ class Card:
         return card_html(self)
 
 
-def _open(store_or_path) -> tuple[ResultsStore, bool]:
+def open_store(store_or_path) -> tuple[ResultsStore, bool]:
+    """``(store, close)``: a ResultsStore as given (``close`` False), or the one at a path opened read-only."""
     if isinstance(store_or_path, ResultsStore):
         return store_or_path, False
     if not isinstance(store_or_path, (str, os.PathLike)):
@@ -95,7 +96,8 @@ def _open(store_or_path) -> tuple[ResultsStore, bool]:
     return ResultsStore(store_or_path, readonly=True), True
 
 
-def _check_run_id(run_id) -> None:
+def check_run_id(run_id) -> None:
+    """A run id is a str, or None for the latest run (a TypeError otherwise)."""
     if run_id is not None and not isinstance(run_id, str):
         raise TypeError(f"run_id must be a str or None (the latest run), got {type(run_id).__name__}")
 
@@ -253,8 +255,8 @@ def robustness_cards(store_or_path, run_id: str | None = None, fpr=None) -> dict
     """
     from humanize.benchmarks.runner.manifest import run_config
 
-    _check_run_id(run_id)
-    store, close = _open(store_or_path)
+    check_run_id(run_id)
+    store, close = open_store(store_or_path)
     try:
         run_id, config = run_config(store, run_id)
         tables = store.run_tables(run_id)

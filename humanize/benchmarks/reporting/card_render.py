@@ -14,7 +14,8 @@ import numpy as np
 import pandas as pd
 
 from ._escape import html_text, md_text, plain_text
-from .tables import MIN_LOSS, protocol_sentence
+from .selection import protocol_sentence
+from .tables import MIN_LOSS
 
 __all__ = ["card_markdown", "card_html", "fmt_ci"]
 

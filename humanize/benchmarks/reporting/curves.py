@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ._figstyle import COLUMN_WIDTH_IN, PAGE_WIDTH_IN, style
-from .tables import CLEAN
+from .selection import CLEAN
 
 __all__ = ["curve_pairs", "curves_figure", "curves_caption"]
 

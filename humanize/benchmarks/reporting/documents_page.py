@@ -25,7 +25,7 @@ from ._files import write_text
 
 __all__ = ["documents_page", "write_documents_page", "render_edits"]
 
-CLEAN = "none"
+from .selection import CLEAN
 _INVISIBLE = INVISIBLE  # the one list, in ._escape (labels on every page are marked with it too)
 _WHITESPACE = {" ": "\u2423", "\n": "\u21b5", "\t": "\u21e5", "\r": "CR"}
 _name, _is_invisible, _marker = char_name, is_invisible, marker
@@ -148,12 +148,12 @@ def _fmt(v: float) -> str:
 
 def documents_page(store_or_path, run_id: str | None = None) -> str:
     """The HTML page of a finished run's attacked documents (the latest run by default)."""
-    from .card import _check_run_id, _open
+    from .card import check_run_id, open_store
     from .documents import run_documents
     from humanize.benchmarks.runner.manifest import run_config
 
-    _check_run_id(run_id)
-    store, close = _open(store_or_path)
+    check_run_id(run_id)
+    store, close = open_store(store_or_path)
     try:
         run_id, config = run_config(store, run_id)
         docs = run_documents(store, run_id, clean=False)

@@ -31,7 +31,7 @@ import pandas as pd
 
 from ._files import atomic_write, file_stem
 
-CLEAN = "none"  # the attack / defense label of untouched texts
+from .selection import CLEAN
 
 __all__ = ["EXPORT_FORMATS", "FORMATS", "DOCUMENTS", "export_raid_predictions", "export_run", "run_export_tables", "write_table"]
 

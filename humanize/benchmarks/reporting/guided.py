@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .tables import _attack_order, _select
+from .selection import attack_order, select
 
 __all__ = ["guided_transfer_table"]
 
@@ -19,7 +19,7 @@ def guided_transfer_table(metrics: pd.DataFrame, metric: str = "auroc", fpr: flo
     """Rows attacks (clean first), columns ``guide`` then one per detector; each cell the figure with its
     interval, ``(guide)`` after it where the detector is the one that guided the attack: a guided attack's
     row reads its effect on its guide and its transfer to every other detector."""
-    sel = _select(metrics, metric, fpr)
+    sel = select(metrics, metric, fpr)
     guides = sel.drop_duplicates("attack").set_index("attack")["guide"] if "guide" in sel else pd.Series(dtype=object)
     detectors = sorted(set(sel["detector"]))
 
@@ -32,7 +32,7 @@ def guided_transfer_table(metrics: pd.DataFrame, metric: str = "auroc", fpr: flo
         return text + (" (guide)" if row["detector"] == guides.get(row["attack"]) else "")
 
     cells = {(r["attack"], r["detector"]): cell(r) for _, r in sel.iterrows()}
-    attacks = [a for a in _attack_order(metrics) if a in set(sel["attack"])]
+    attacks = [a for a in attack_order(metrics) if a in set(sel["attack"])]
     table = pd.DataFrame({"guide": [guides.get(a) if pd.notna(guides.get(a)) else None for a in attacks],
                           **{d: [cells.get((a, d), "") for a in attacks] for d in detectors}},
                          index=pd.Index(attacks, name="attack"))

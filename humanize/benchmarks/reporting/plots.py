@@ -29,7 +29,8 @@ from ._meaning import meaning_by_attack
 from .report import figures_markdown
 from .curves import curves_caption, curves_figure
 from .scatter import scatter_caption, scatter_figure, scatter_points
-from .tables import CLEAN, cost_by_length, figure_matrix, meaning_measure, meter_name
+from .selection import CLEAN
+from .tables import cost_by_length, figure_matrix, meaning_measure, meter_name
 
 __all__ = ["FORMATS", "triangle_scores", "underpowered_note", "triangle_figure", "heatmap_figure",
            "intervals_figure", "theta_sweep_figure", "cost_vs_length_figure", "scatter_figure", "plot_scatter",

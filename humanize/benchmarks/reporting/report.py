@@ -38,9 +38,9 @@ import pandas as pd
 
 from ._escape import md_text
 from ._files import atomic_write, write_text
-from .tables import (DETECTOR_COST_NOTE, _about, _fprs, _select, asr_table, auroc_table, cost_by_length, cost_table,
-                     defense_table, defenses_in, guided, quality_table, raid_headline_table, run_protocol,
-                     tpr_at_fpr_table, unchanged_table)
+from .selection import about, defenses_in, guided, run_fprs, run_protocol, select
+from .tables import (DETECTOR_COST_NOTE, asr_table, auroc_table, cost_by_length, cost_table, defense_table,
+                     quality_table, raid_headline_table, tpr_at_fpr_table, unchanged_table)
 
 
 def build_report(tables: dict[str, pd.DataFrame], fpr=None, *, n: int | None = None,
@@ -54,7 +54,7 @@ def build_report(tables: dict[str, pd.DataFrame], fpr=None, *, n: int | None = N
     marks = watermark_tables(tables, manifest, fpr)
     for name, table in marks.items():
         if name.startswith("watermark_tokens"):
-            table.attrs["about"] = _about(tables["metrics"])
+            table.attrs["about"] = about(tables["metrics"])
     return {**_summary_first(tables, n), **_tables(tables, fpr), **marks}
 
 
@@ -67,9 +67,9 @@ def _summary_first(tables: dict[str, pd.DataFrame], n: int | None) -> dict[str, 
 def _tables(tables: dict[str, pd.DataFrame], fpr) -> dict[str, pd.DataFrame]:
     """The wide tables of :func:`build_report`, in their order."""
     metrics = tables["metrics"]
-    about = _about(metrics)
+    about_run = about(metrics)
     out = {}
-    for f in _fprs(metrics, fpr):
+    for f in run_fprs(metrics, fpr):
         out[f"tpr_at_fpr_{f:g}"] = tpr_at_fpr_table(metrics, f)
         out[f"tpr_at_fpr_{f:g}"].attrs["note"] = (
             f"TPR at FPR {f:g}: the share of machine texts detected at a threshold calibrated on clean human texts "
@@ -79,7 +79,7 @@ def _tables(tables: dict[str, pd.DataFrame], fpr) -> dict[str, pd.DataFrame]:
             "`tpr_at_achieved_fpr` gives the figure at the FPR actually achieved.")
     out["auroc"] = auroc_table(metrics)
     out["auroc"].attrs["note"] = "AUROC, machine = positive class."
-    for f in _fprs(metrics, fpr) if run_protocol(metrics) != "raid" else ():  # RAID defines no success rate
+    for f in run_fprs(metrics, fpr) if run_protocol(metrics) != "raid" else ():  # RAID defines no success rate
         name = f"attack_success_rate_at_fpr_{f:g}"
         out[name] = asr_table(metrics, f)
         out[name].attrs["note"] = (f"Attack success rate at FPR {f:g}: share of the machine texts detected "
@@ -93,7 +93,7 @@ def _tables(tables: dict[str, pd.DataFrame], fpr) -> dict[str, pd.DataFrame]:
     if guided(metrics):
         from .guided import guided_transfer_table
 
-        for m, f in [("auroc", None), *(("tpr", f) for f in _fprs(metrics, fpr))]:
+        for m, f in [("auroc", None), *(("tpr", f) for f in run_fprs(metrics, fpr))]:
             name = "guided_transfer_auroc" if f is None else f"guided_transfer_tpr_at_fpr_{f:g}"
             out[name] = guided_transfer_table(metrics, m, f)
             out[name].attrs["note"] = (
@@ -108,13 +108,13 @@ def _tables(tables: dict[str, pd.DataFrame], fpr) -> dict[str, pd.DataFrame]:
             f"AUROC per attack without and with each defense ({names}): `d+x` is detector d on the texts "
             "rewritten by defense x, `d+x_change` the defended minus the undefended figure (a point difference). "
             "The `none` row is what the defense costs on clean text. Other tables: undefended rows only.")
-        for f in _fprs(metrics, fpr):
-            if not _select(metrics, "tpr", f, None).empty:
+        for f in run_fprs(metrics, fpr):
+            if not select(metrics, "tpr", f, None).empty:
                 out[f"defense_tpr_at_fpr_{f:g}"] = defense_table(metrics, "tpr", f)
                 out[f"defense_tpr_at_fpr_{f:g}"].attrs["note"] = (
                     f"TPR at FPR {f:g} without and with each defense ({names}); columns as in defense_auroc.")
     for table in out.values():
-        table.attrs["about"] = about
+        table.attrs["about"] = about_run
     if "quality" in tables and not tables["quality"].empty:
         out["quality"] = quality_table(tables["quality"])
     if "cost" in tables and not tables["cost"].empty:
@@ -220,9 +220,9 @@ def render_markdown(report: dict[str, pd.DataFrame], digits: int = 3, figures: d
 def _latex_label(text) -> str:
     """A label or text cell for LaTeX before Styler's escaping: each invisible or bidi character written
     ``[U+202E]`` (ASCII; a TeX engine never sees the character itself)."""
-    from ._escape import _label, is_invisible
+    from ._escape import char_label, is_invisible
 
-    return "".join(f"[{_label(c)}]" if is_invisible(c) else c for c in str(text).replace("\n", " "))
+    return "".join(f"[{char_label(c)}]" if is_invisible(c) else c for c in str(text).replace("\n", " "))
 
 
 def render_latex(table: pd.DataFrame, digits: int = 3, caption: str | None = None) -> str:

@@ -17,7 +17,8 @@ import pandas as pd
 
 from ._figstyle import COLUMN_WIDTH_IN, PAGE_WIDTH_IN, style
 from ._meaning import meaning_by_attack
-from .tables import CLEAN, figure_matrix, meter_name, timing_by_attack
+from .selection import CLEAN
+from .tables import figure_matrix, meter_name, timing_by_attack
 
 __all__ = ["pareto_front", "scatter_points", "scatter_figure", "scatter_caption", "axis_label"]
 

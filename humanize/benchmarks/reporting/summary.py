@@ -24,25 +24,11 @@ import math
 import numpy as np
 import pandas as pd
 
-CLEAN = "none"
+from .selection import CLEAN, run_fprs, select
+
 #: the metrics columns the summary reads
 _NEEDED = ("detector", "attack", "metric", "fpr", "value", "value_lo", "value_hi", "change", "change_lo", "change_hi",
            "n_human")
-
-
-def _rows(metrics: pd.DataFrame, metric: str, fpr: float | None = None, defense: str = CLEAN) -> pd.DataFrame:
-    sel = metrics[metrics["metric"] == metric]
-    if "defense" in sel:
-        sel = sel[sel["defense"].fillna(CLEAN) == defense]
-    elif defense != CLEAN:
-        return sel.iloc[:0]
-    if fpr is not None:
-        sel = sel[np.isclose(sel["fpr"].astype(float), fpr)]
-    return sel
-
-
-def _fprs(metrics: pd.DataFrame) -> list[float]:
-    return sorted({float(f) for f in metrics["fpr"].dropna()}, reverse=True)
 
 
 def _pooled(metrics: pd.DataFrame) -> bool | None:
@@ -67,7 +53,7 @@ def _humans(tables: dict, metrics: pd.DataFrame, pooled: bool | None) -> dict[st
                 return {"all domains": int(counts.min())}
             per = counts.groupby(level="domain").min()
             return {str(d): int(c) for d, c in per.items()}
-    clean = _rows(metrics, "auroc")
+    clean = select(metrics, "auroc")
     clean = clean[clean["attack"] == CLEAN]
     return {"all domains": int(clean["n_human"].min())} if not clean.empty else {}
 
@@ -218,8 +204,8 @@ def summary_table(tables: dict[str, pd.DataFrame], *, n: int | None = None) -> p
     metrics = metrics.reindex(columns=list(dict.fromkeys([*metrics.columns, *_NEEDED])))
     quality, cost = tables.get("quality"), tables.get("cost")
     pooled = _pooled(metrics)
-    fprs = _fprs(metrics)
-    resolved = [f for f in fprs if _rows(metrics, "tpr", f).query("attack == @CLEAN")["value"].notna().any()]
+    fprs = run_fprs(metrics, None)
+    resolved = [f for f in fprs if select(metrics, "tpr", f).query("attack == @CLEAN")["value"].notna().any()]
     measure, meaning = _meaning(quality, cost)
     valid = _valid_shares(quality)
     seconds = _seconds(cost)
@@ -228,13 +214,13 @@ def summary_table(tables: dict[str, pd.DataFrame], *, n: int | None = None) -> p
     out, said = [], []
     for det in sorted(set(metrics["detector"])):
         row: dict = {"detector": det}
-        auroc = _rows(metrics, "auroc")
+        auroc = select(metrics, "auroc")
         auroc = auroc[auroc["detector"] == det]
         clean = auroc[auroc["attack"] == CLEAN]
         row["auroc"] = float(clean["value"].iloc[0]) if not clean.empty else math.nan
         headline, head_rows = "auroc", auroc
         for f in resolved:
-            tpr = _rows(metrics, "tpr", f)
+            tpr = select(metrics, "tpr", f)
             tpr = tpr[tpr["detector"] == det]
             value = tpr.loc[tpr["attack"] == CLEAN, "value"]
             row[f"tpr_at_fpr_{f:g}"] = float(value.iloc[0]) if not value.empty else math.nan
@@ -263,7 +249,7 @@ def summary_table(tables: dict[str, pd.DataFrame], *, n: int | None = None) -> p
         if scoring is not None:
             row["score_s_per_text"] = float(scoring.get(det, math.nan))
         for d in defenses:
-            rows = _rows(metrics, "auroc" if headline == "auroc" else "tpr",
+            rows = select(metrics, "auroc" if headline == "auroc" else "tpr",
                          None if headline == "auroc" else float(headline.rsplit("_", 1)[1]), defense=d)
             got = rows[(rows["detector"] == det) & (rows["attack"] == attack)]["value"]
             row[f"attacked+{d}"] = float(got.iloc[0]) if attack and not got.empty else math.nan
@@ -317,7 +303,7 @@ def _note(metrics, tables, pooled, fprs, resolved, measure, quality, defenses, n
                    "attack's change); ")
     else:
         meaning = "`meaning`: not measured (the run computed no meaning meter); "
-    from .tables import run_protocol
+    from .selection import run_protocol
 
     if run_protocol(metrics) == "raid":
         scope = ("found by RAID's own search on the clean human test texts " +
@@ -353,7 +339,7 @@ def _note(metrics, tables, pooled, fprs, resolved, measure, quality, defenses, n
     if under:
         lines.append("**Underpowered.** " + "; ".join(_advice(f, humans, n) for f in under) + ".")
     ties = [f for f in resolved
-            if _rows(metrics, "tpr", f).query("attack == @CLEAN")["value"].isna().any()]
+            if select(metrics, "tpr", f).query("attack == @CLEAN")["value"].isna().any()]
     if ties:
         lines.append("**Not reached** for some detectors (ties among their human scores, or NaN scores): FPR "
                      + ", ".join(f"{f:g}" for f in ties) + " (their cells are NaN; the wide tables give the "

@@ -12,13 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-CLEAN = "none"
+from .selection import CLEAN, attack_order, defenses_in, guided, run_fprs, select
+
 LENGTH_BUCKETS = tuple(range(100, 1001, 100))
-
-
-def _attack_order(metrics: pd.DataFrame) -> list[str]:
-    names = sorted(set(metrics["attack"]) - {CLEAN})
-    return ([CLEAN] if CLEAN in set(metrics["attack"]) else []) + names
 
 
 #: per figure table: the columns taken from evaluate's tidy table, and their names in the report
@@ -29,35 +25,6 @@ _CALIBRATION = {"reached": "reached", "underpowered": "underpowered", "achieved_
 _COUNTS = {"n_human": "n_human", "n_machine": "n_machine", "n_pairs": "n_pairs", "n_dropped_nan": "n_dropped_nan"}
 
 
-def _undefended(metrics: pd.DataFrame, defense: str | None = CLEAN) -> pd.DataFrame:
-    """The rows of one defense (``"none"``: undefended; ``None``: all); runs without defenses have no column."""
-    if defense is None:
-        return metrics
-    if "defense" not in metrics:
-        return metrics if defense == CLEAN else metrics.iloc[:0]
-    return metrics[metrics["defense"].fillna(CLEAN) == defense]
-
-
-def defenses_in(metrics: pd.DataFrame) -> list[str]:
-    """The defenses other than ``"none"`` that a metrics table holds, sorted."""
-    if "defense" not in metrics:
-        return []
-    return sorted(set(metrics["defense"].dropna()) - {CLEAN})
-
-
-def guided(metrics: pd.DataFrame) -> bool:
-    """Whether the run's metrics name a guide (a detector that guided an attack) for some attack."""
-    return "guide" in metrics.columns and bool(metrics["guide"].notna().any())
-
-
-def _select(metrics: pd.DataFrame, metric: str, fpr: float | None, defense: str | None = CLEAN) -> pd.DataFrame:
-    sel = _undefended(metrics, defense)
-    sel = sel[sel["metric"] == metric]
-    if fpr is None:
-        return sel
-    return sel[np.isclose(sel["fpr"].astype(float), fpr)]
-
-
 def figure_table(metrics: pd.DataFrame, metric: str, fpr: float | None = None, *, name: str | None = None,
                  index=("detector", "attack"), clean: bool = True, defense: str = CLEAN) -> pd.DataFrame:
     """One row per (detector, attack): the figure with its 95% bootstrap interval, the change
@@ -66,7 +33,7 @@ def figure_table(metrics: pd.DataFrame, metric: str, fpr: float | None = None, *
     underpowered flags. Columns missing from older stored runs come out as NaN. ``defense``:
     whose rows (undefended by default)."""
     name = name or metric
-    sel = _select(metrics, metric, fpr, defense)
+    sel = select(metrics, metric, fpr, defense)
     if not clean:
         sel = sel[sel["attack"] != CLEAN]
     spec = {**_FIGURE, **(_CALIBRATION if fpr is not None else {}), **_COUNTS}
@@ -76,7 +43,7 @@ def figure_table(metrics: pd.DataFrame, metric: str, fpr: float | None = None, *
     if guided(metrics):  # which detector guided each attack (None: unguided)
         cols = {"guide": "guide", **cols}
     table = sel.reindex(columns=[*index, *cols]).rename(columns=cols)
-    order = {a: i for i, a in enumerate(_attack_order(metrics))}
+    order = {a: i for i, a in enumerate(attack_order(metrics))}
     table = table.assign(_a=table["attack"].map(order)).sort_values(
         ["_a", "detector"] if index[0] == "attack" else ["detector", "_a"], kind="stable").drop(columns="_a")
     table = table.set_index(list(index))
@@ -111,11 +78,11 @@ def figure_matrix(metrics: pd.DataFrame, metric: str = "auroc", fpr: float | Non
                   column: str = "value", defense: str = CLEAN) -> pd.DataFrame:
     """Rows attacks, columns detectors, cells one column of evaluate's table (for figures);
     the undefended rows unless ``defense`` names one."""
-    sel = _select(metrics, metric, fpr, defense)
+    sel = select(metrics, metric, fpr, defense)
     if column not in sel:
         sel = sel.assign(**{column: np.nan})
     table = sel.pivot_table(index="attack", columns="detector", values=column, aggfunc="first", dropna=False)
-    return table.reindex([a for a in _attack_order(metrics) if a in table.index])
+    return table.reindex([a for a in attack_order(metrics) if a in table.index])
 
 
 def defense_table(metrics: pd.DataFrame, metric: str = "auroc", fpr: float | None = None, *,
@@ -130,13 +97,13 @@ def defense_table(metrics: pd.DataFrame, metric: str = "auroc", fpr: float | Non
     if not defenses:
         raise ValueError("defense_table: the metrics hold no defended rows (no 'defense' other than 'none'); "
                          "run with defenses = [\"normalize\"] in the config")
-    sel = _select(metrics, metric, fpr, None)
+    sel = select(metrics, metric, fpr, None)
     if sel.empty:
         raise ValueError(f"defense_table: no {metric!r} figures" + (f" at FPR {fpr:g}" if fpr is not None else "")
                          + f"; metrics: {', '.join(sorted(set(metrics['metric'])))}")
     if fpr is None and sel["fpr"].notna().any():
         raise ValueError(f"defense_table: {metric!r} is computed at each FPR of the run; pass fpr= one of "
-                         f"{', '.join(f'{f:g}' for f in _fprs(metrics, None))}")
+                         f"{', '.join(f'{f:g}' for f in run_fprs(metrics, None))}")
     sel = sel.assign(defense=sel["defense"].fillna(CLEAN) if "defense" in sel else CLEAN)
     parts = ("value", "value_lo", "value_hi") if intervals else ("value",)
     cells = sel.reindex(columns=["attack", "detector", "defense", *parts]).set_index(["attack", "detector", "defense"])
@@ -154,7 +121,7 @@ def defense_table(metrics: pd.DataFrame, metric: str = "auroc", fpr: float | Non
             if defense != CLEAN:
                 columns[f"{name}_change"] = columns[name] - columns[det].reindex(columns[name].index)
     table = pd.DataFrame(columns)
-    table = table.reindex([a for a in _attack_order(metrics) if a in table.index])
+    table = table.reindex([a for a in attack_order(metrics) if a in table.index])
     table.index.name = "attack"
     return table
 
@@ -369,24 +336,6 @@ def cost_by_length(cost: pd.DataFrame, length_column: str | None = None) -> pd.D
     return t
 
 
-def _fprs(metrics: pd.DataFrame, fpr) -> list[float]:
-    if fpr is None:
-        return sorted({float(f) for f in metrics["fpr"].dropna()}, reverse=True)
-    return [float(f) for f in (fpr if isinstance(fpr, (list, tuple)) else (fpr,))]
-
-
-def protocol_sentence(protocol) -> str:
-    """Which protocol's definitions the figures follow, in one sentence (a card and a report name it)."""
-    if protocol == "raid":
-        return ("Protocol: RAID's own (its evaluator's definitions: thresholds found by its search on clean human "
-                "texts, a text is machine when its score is at or above the threshold, an attack's AUROC against every human text of "
-                "the domain, attacked ones included), as computed by RAID's evaluator; RAID reports no intervals: "
-                "the AUROC's here redraw machine and human texts within their domains, and TPRs have none.")
-    return ("Protocol: humanize-bench's (exact quantile thresholds on clean human texts, machine when the score "
-            "exceeds the threshold, an attack's AUROC against the clean human texts, bootstrap intervals); RAID's own "
-            "protocol is protocol = \"raid\" and differs by design (docs: the protocols and their statistics).")
-
-
 def raid_headline_table(slices: pd.DataFrame) -> pd.DataFrame:
     """The ``all``-domain, ``all``-generator slices of RAID's evaluator per detector and attack."""
     keys = ["domain", "model", "decoding", "repetition_penalty"]
@@ -395,23 +344,3 @@ def raid_headline_table(slices: pd.DataFrame) -> pd.DataFrame:
     return head[cols].set_index(["detector", "attack"])
 
 
-def run_protocol(metrics: pd.DataFrame) -> str:
-    """The protocol a run's metrics follow ("humanize" for a run stored before runs recorded it)."""
-    if "protocol" in metrics and not metrics["protocol"].dropna().empty:
-        return str(metrics["protocol"].dropna().iloc[0])
-    return "humanize"
-
-
-def _about(metrics: pd.DataFrame) -> str:
-    return protocol_sentence(run_protocol(metrics)) + " " + _about_intervals(metrics)
-
-
-def _about_intervals(metrics: pd.DataFrame) -> str:
-    boot = metrics.attrs.get("bootstrap") or {}
-    b = f", B = {boot['n_boot']}" if boot.get("n_boot") else ""
-    if "value_lo" not in metrics or metrics["value_lo"].isna().all():
-        return ("No bootstrap intervals in this run (`_lo`/`_hi` are empty: the run predates them or used "
-                "n_boot=0). `delta_`: attacked minus clean; `n_dropped_nan`: rows dropped for NaN scores.")
-    return ("`_lo`/`_hi`: 95% percentile bootstrap interval (documents redrawn within each label x domain, "
-            f"thresholds recalibrated per replicate{b}); `delta_`: attacked minus clean, interval paired on the "
-            "source document; `n_dropped_nan`: rows dropped for NaN scores.")

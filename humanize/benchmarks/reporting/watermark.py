@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .tables import CLEAN, _fprs, _select
+from .selection import CLEAN, run_fprs, select
 
 __all__ = ["WATERMARK_DETECTORS", "watermark_detectors", "watermark_score_table", "watermark_tokens_table",
            "watermark_tables", "watermark_score_figure", "watermark_tokens_figure", "watermark_captions"]
@@ -104,7 +104,7 @@ def watermark_tokens_table(metrics: pd.DataFrame, detectors: dict[str, dict], me
     groups = _groups(detectors)
     if metrics is None or metrics.empty or not groups:
         return pd.DataFrame()
-    sel = _select(metrics, metric, fpr if metric == "tpr" else None)
+    sel = select(metrics, metric, fpr if metric == "tpr" else None)
     rows = []
     for group, labels in groups.items():
         for _, r in sel[sel["detector"].isin(labels)].iterrows():
@@ -139,7 +139,7 @@ def watermark_tables(tables: dict[str, pd.DataFrame], manifest: "dict | None", f
     if not scores.empty:
         out["watermark_scores"] = scores
     metrics = tables.get("metrics")
-    for f in _fprs(metrics, fpr) if metrics is not None and not metrics.empty else ():
+    for f in run_fprs(metrics, fpr) if metrics is not None and not metrics.empty else ():
         t = watermark_tokens_table(metrics, detectors, "tpr", f)
         if not t.empty:
             out[f"watermark_tokens_tpr_at_fpr_{f:g}"] = t
@@ -192,7 +192,7 @@ def watermark_score_figure(tables: dict[str, pd.DataFrame], manifest: "dict | No
 
 def _tokens_fpr(metrics: pd.DataFrame, detectors: dict[str, dict]) -> "float | None":
     """The FPR the tokens figure shows: the run's smallest with a TPR to show (an underpowered FPR has none)."""
-    for f in sorted(_fprs(metrics, None)):
+    for f in sorted(run_fprs(metrics, None)):
         t = watermark_tokens_table(metrics, detectors, "tpr", f)
         if not t.empty and np.isfinite(pd.to_numeric(t["tpr"], errors="coerce")).any():
             return f
