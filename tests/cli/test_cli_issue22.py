@@ -198,7 +198,8 @@ def test_a_flag_that_would_override_another_is_an_error(tmp_path, capsys):
 
 
 def test_a_config_rate_replaced_by_rates_is_said(tmp_path, capsys):
-    from humanize.cli.main import build_parser, config_from_args
+    from humanize.cli.main import build_parser
+    from humanize.cli.run import config_from_args
 
     cfg = tmp_path / "c.toml"
     cfg.write_text('[[attacks]]\nname = "whitespace"\nrate = 0.3\n\n[[detectors]]\nname = "tfidf_lr"\n')
