@@ -57,6 +57,9 @@ def _detector_spec(owner: str, what: str, spec: Any):
     from humanize._registry import parse_spec
     from humanize.detectors.base import Detector
 
+    if not isinstance(spec, (str, dict, Detector, Target)):
+        raise TypeError(f"{owner}: {what} must be a detector name (NAME or NAME:K=V,...), a table {{name = ..., "
+                        f"params...}}, a Detector or a Target, got {type(spec).__name__}")
     try:
         return parse_spec(spec, "detector", TypeError, objects=(Detector, Target))
     except TypeError as err:
