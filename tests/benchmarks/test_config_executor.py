@@ -8,7 +8,8 @@ import pytest
 
 from humanize.benchmarks.runner.config import (AttackSpec, DefenseSpec, DetectorSpec, RunConfig, config_from_dict,
                                                config_from_stored, demo_config, load_config)
-from humanize.cli.main import build_parser, config_from_args, main
+from humanize.cli.main import build_parser, main
+from humanize.cli.run import config_from_args
 from humanize.exceptions import ConfigError
 
 
