@@ -199,8 +199,8 @@ def keep_models(attacks: tuple, others: list) -> list[frozenset]:
 
 @dataclass
 class RunContext:
-    """One run, as its stages see it. :func:`plan_run` makes it and its plans; each stage of :data:`.engine.STAGES` reads
-    what the earlier ones left here and adds its own (the fields below the plans)."""
+    """One run, as its stages see it. :func:`plan_run` makes it and its plans; each stage of
+    :data:`.engine.STAGES` reads what the earlier ones left here and adds its own (the fields below the plans)."""
 
     config: Any
     run_id: str

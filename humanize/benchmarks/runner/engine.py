@@ -159,8 +159,9 @@ def attack_stage(ctx: RunContext) -> None:
     work_items = []
     for i, plan in enumerate(ctx.attacks):
         have = store.attack_outputs(plan.key, list(texts))
-        job = jobs.attack_job(plan.label, plan.attack, ctx.config.job_resources(plan.label, jobs.attack_kind(plan.attack)),
-                              store_key=plan.key, keep_models=None if keep is None else keep[i])
+        resources = ctx.config.job_resources(plan.label, jobs.attack_kind(plan.attack))
+        job = jobs.attack_job(plan.label, plan.attack, resources, store_key=plan.key,
+                              keep_models=None if keep is None else keep[i])
         work_items.append(StageWork(job, missing_batches(texts, have, ctx.config.batch_size),
                                     put=partial(_put_attack_outputs, store, plan.key), results=have))
     stages = run_stages(ctx.executor, work_items, progress=ctx.progress, name="attacks")

@@ -136,7 +136,8 @@ class ComponentSpec:
         if not isinstance(self.name, str) or not self.name:
             raise ConfigError(f"{where or self.kind} name must be a non-empty str, got {show(self.name)}")
         if not isinstance(self.params, dict) or not all(isinstance(k, str) for k in self.params):
-            raise ConfigError(f"{self.kind} {self.name!r}: params must be a table with str keys, got {show(self.params)}")
+            raise ConfigError(f"{self.kind} {self.name!r}: params must be a table with str keys, "
+                              f"got {show(self.params)}")
         label = getattr(self, "label", None)
         if label is not None and (not isinstance(label, str) or not label):
             raise ConfigError(f"{self.kind} {self.name!r}: label must be a non-empty str, got {show(label)}")
