@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -22,6 +22,13 @@ from humanize.exceptions import ConfigError
 from . import jobs, model_sharing
 from .executors import Job
 from .run_tables import CLEAN
+
+if TYPE_CHECKING:
+    from .attack_spec import AttackSpec
+    from .config import DetectorSpec, RunConfig
+    from .executors import Executor
+    from .run_specs import DefenseSpec
+    from .store import ResultsStore
 
 __all__ = ["AttackPlan", "DefensePlan", "DetectorPlan", "QualityPlan", "RunContext", "RunSample", "attack_plans",
            "defense_plans", "detector_plans", "keep_models", "plan_run", "quality_plan", "run_targets"]
@@ -32,7 +39,7 @@ class AttackPlan:
     """One attack setting of the run (one θ of a spec): the spec, its label in the tables, the built attack
     and the store key of its outputs (:func:`attack_key`)."""
 
-    spec: Any
+    spec: AttackSpec
     label: str
     attack: Any
     key: str
@@ -44,7 +51,7 @@ class DetectorPlan:
     fitted one, :func:`run_targets`), the store key of its scores (:func:`detector_key`) and its job, made once
     so that the job an executor is asked to warm is the very one it then runs."""
 
-    spec: Any
+    spec: DetectorSpec
     label: str
     detector: Any
     key: str
@@ -60,7 +67,7 @@ class DetectorPlan:
 class DefensePlan:
     """One test-time defense of the run (:mod:`humanize.defenses`): the spec and the built defense."""
 
-    spec: Any
+    spec: DefenseSpec
     defense: Any
 
     @property
@@ -122,7 +129,7 @@ def detector_key(detector, train: pd.DataFrame | None) -> str:
     return key
 
 
-def run_targets(config, train: pd.DataFrame) -> dict:
+def run_targets(config: RunConfig, train: pd.DataFrame) -> dict:
     """The run's :class:`~humanize.detectors.Target` of each detector an attack names as
     ``{run_detector = "label"}``: built and (when learnable) fit once, here, on the run's clean
     train texts; the attack queries it and the scoring job ships its fitted detector."""
@@ -149,7 +156,7 @@ def run_targets(config, train: pd.DataFrame) -> dict:
     return out
 
 
-def attack_plans(config, targets: dict | None = None) -> tuple[AttackPlan, ...]:
+def attack_plans(config: RunConfig, targets: dict | None = None) -> tuple[AttackPlan, ...]:
     """An :class:`AttackPlan` per attack and θ, in the configuration's order."""
     plans = []
     for spec in config.attacks:
@@ -159,7 +166,7 @@ def attack_plans(config, targets: dict | None = None) -> tuple[AttackPlan, ...]:
     return tuple(plans)
 
 
-def detector_plans(config, train: pd.DataFrame, targets: dict | None = None) -> tuple[DetectorPlan, ...]:
+def detector_plans(config: RunConfig, train: pd.DataFrame, targets: dict | None = None) -> tuple[DetectorPlan, ...]:
     """A :class:`DetectorPlan` per configured detector, in the configuration's order."""
     plans = []
     for spec in config.detectors:
@@ -175,7 +182,7 @@ def detector_plans(config, train: pd.DataFrame, targets: dict | None = None) -> 
     return tuple(plans)
 
 
-def defense_plans(config) -> tuple[DefensePlan, ...]:
+def defense_plans(config: RunConfig) -> tuple[DefensePlan, ...]:
     """A :class:`DefensePlan` per configured defense (a defense loads nothing: building it is cheap)."""
     return tuple(DefensePlan(spec, spec.build_component()) for spec in config.defenses)
 
@@ -202,15 +209,15 @@ class RunContext:
     """One run, as its stages see it. :func:`plan_run` makes it and its plans; each stage of
     :data:`.engine.STAGES` reads what the earlier ones left here and adds its own (the fields below the plans)."""
 
-    config: Any
+    config: RunConfig
     run_id: str
-    store: Any
-    executor: Any
+    store: ResultsStore
+    executor: Executor
     sample: RunSample
-    targets: dict
-    attacks: tuple
-    detectors: tuple
-    defenses: tuple
+    targets: dict  # detector label -> the run's Target of it (run_targets)
+    attacks: tuple[AttackPlan, ...]
+    detectors: tuple[DetectorPlan, ...]
+    defenses: tuple[DefensePlan, ...]
     quality: QualityPlan | None
     progress: bool = True
     #: when an attack's job ends, the local executor releases the models no other component of the run names
@@ -257,8 +264,8 @@ class RunContext:
         return keep_models(self.attacks, others + ([self.meter] if self.meter is not None else []))
 
 
-def plan_run(config, run_id: str, rows: pd.DataFrame, store, executor, *, meter=None, progress: bool = True,
-             release_models: bool = False) -> RunContext:
+def plan_run(config: RunConfig, run_id: str, rows: pd.DataFrame, store: ResultsStore, executor: Executor, *,
+             meter=None, progress: bool = True, release_models: bool = False) -> RunContext:
     """The context of a run of the validated ``config`` on ``rows`` (:func:`.engine.sample_rows`): the targets fit
     and every plan built. ``meter``: the run's quality meter
     (:meth:`~humanize.benchmarks.runner.config.RunConfig.validate_for_run` built it), None without quality."""
