@@ -77,7 +77,7 @@ def component_table() -> dict:
 def demo_table() -> dict:
     """The demo's run id and the store keys of its attacks, detectors and quality rows, computed as the runner
     computes them (its plans are built, no model is loaded and nothing runs)."""
-    from humanize.benchmarks.runner import engine, jobs
+    from humanize.benchmarks.runner import context, engine
     from humanize.benchmarks.runner.config import demo_config
 
     out = {}
@@ -85,11 +85,11 @@ def demo_table() -> dict:
         run_id = engine.hashlib.blake2b(cfg.key().encode(), digest_size=8).hexdigest()
         rows = engine.sample_rows(cfg)
         train = rows[rows["split"] == "train"]
-        attack_keys = {label: key for _, label, _, key in engine._attack_plan(cfg, {})}
-        detector_keys = {spec.base_label(): key for spec, _, key, _, _ in engine._detector_plan(cfg, train, {})}
-        suffix = "|read=" + jobs.read_fingerprint() + "|quality=" + engine._quality_meter(cfg).fingerprint()
+        attack_keys = {plan.label: plan.key for plan in context.attack_plans(cfg, {})}
+        detector_keys = {plan.label: plan.key for plan in context.detector_plans(cfg, train, {})}
+        quality = context.quality_plan(cfg.quality_meter())
         out[variant] = {"run_id": run_id, "attack_keys": attack_keys, "detector_keys": detector_keys,
-                        "quality_keys": {label: key + suffix for label, key in attack_keys.items()}}
+                        "quality_keys": {label: quality.store_key(key) for label, key in attack_keys.items()}}
     return out
 
 

@@ -1,7 +1,6 @@
 """The opt-in meaning meters (NLI entailment, LLM judge) from a TOML ``[quality]`` section to the run's meter."""
 import pytest
 
-from humanize.benchmarks.runner import jobs
 from humanize.benchmarks.runner.config import load_config
 from humanize.exceptions import ConfigError
 from humanize.quality.judge import MeaningJudge
@@ -12,8 +11,8 @@ BASE = '[[attacks]]\nname = "homoglyph"\n\n[[detectors]]\nname = "tfidf_lr"\n\n'
 def _meter(text, tmp_path):
     path = tmp_path / "run.toml"
     path.write_text(BASE + text)
-    cfg = load_config(path).validate()
-    return cfg, jobs.build_quality_meter(jobs.quality_kwargs(cfg))
+    cfg = load_config(path)
+    return cfg, cfg.validate_for_run()
 
 
 def test_nli_model_and_judge_reach_the_meter(tmp_path):

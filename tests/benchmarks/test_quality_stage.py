@@ -25,7 +25,8 @@ def test_a_run_builds_its_quality_meter_once(tmp_path, monkeypatch):
                     detectors=[DetectorSpec("surface_probe")])
     result = run(cfg, progress=False)
     assert result.work["quality"] > 2  # several batches of the quality stage
-    # one to check the configuration (RunConfig.validate), one that the run uses: its fingerprint keys the
-    # stored rows, it names its models to the model-sharing warning, and its job scores every batch
-    assert len(built) == 2
+    # one: the meter that checks the configuration (RunConfig.validate_for_run) is the one the run uses: its
+    # fingerprint keys the stored rows, it names its models to the model-sharing warning, and its job scores
+    # every batch
+    assert len(built) == 1
     assert {"rouge_l_read", "char_edit_rate_read", "changed_read"} <= set(result.tables["quality"].columns)

@@ -7,7 +7,7 @@ import pytest
 
 from humanize.benchmarks.reporting.report import build_report
 from humanize.benchmarks.runner import run, sample_rows
-from humanize.benchmarks.runner.engine import _attack_plan, _run_targets
+from humanize.benchmarks.runner.context import attack_plans, run_targets
 from humanize.benchmarks.runner.attack_spec import guide_label, share_run_guides
 from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfig
 from humanize.detectors.tfidf import TfidfLogReg
@@ -42,8 +42,9 @@ def test_a_guide_naming_a_run_detector_is_fit_once_on_the_train_split_and_marked
     assert cfg.attacks[0].params["guide"] == {"run_detector": "tfidf_lr"}  # the same spec: the run's detector
     rows = sample_rows(cfg)
     train, test = rows[rows["split"] == "train"], rows[rows["split"] == "test"]
-    targets = _run_targets(cfg, train)
-    ((_, _, attack, _),) = _attack_plan(cfg, targets)
+    targets = run_targets(cfg, train)
+    (plan,) = attack_plans(cfg, targets)
+    attack = plan.attack
     assert attack.guide is targets["tfidf_lr"]
     # fitted on exactly the run's train split: no text the run tests on
     assert sorted(fits[-1]) == sorted(train["generation"]) and not set(fits[-1]) & set(test["generation"])

@@ -9,7 +9,7 @@ import pytest
 from humanize.benchmarks import data as datasets
 from humanize.benchmarks.runner.config import AttackSpec, DetectorSpec, RunConfig
 from humanize.benchmarks.runner import run, sample_rows
-from humanize.benchmarks.runner.engine import _attack_plan, _detector_plan, _run_targets
+from humanize.benchmarks.runner.context import attack_plans, detector_plans, run_targets
 from humanize.detectors import FunctionDetector, Target
 from humanize.detectors.tfidf import TfidfLogReg
 from humanize.exceptions import ConfigError
@@ -31,13 +31,14 @@ def test_the_attack_queries_the_very_detector_the_run_scores_with(tmp_path, hmgc
     cfg = _cfg(tmp_path / "r.sqlite", hmgc_spec).validate()
     rows = sample_rows(cfg)
     train = rows[rows["split"] == "train"]
-    targets = _run_targets(cfg, train)
+    targets = run_targets(cfg, train)
     assert set(targets) == {"tfidf_lr"} and isinstance(targets["tfidf_lr"], Target) and targets["tfidf_lr"].fitted
-    ((_, _, attack, key),) = _attack_plan(cfg, targets)
+    (plan,) = attack_plans(cfg, targets)
+    attack = plan.attack
     assert attack.surrogate is targets["tfidf_lr"]
-    plan = {spec.base_label(): job for spec, _, _, job, _ in _detector_plan(cfg, train, targets)}
-    assert plan["tfidf_lr"].factory() is targets["tfidf_lr"].fitted_detector()  # shipped fitted, not refit
-    assert plan["surface_probe"].factory() is not None
+    jobs = {plan.label: plan.job for plan in detector_plans(cfg, train, targets)}
+    assert jobs["tfidf_lr"].factory() is targets["tfidf_lr"].fitted_detector()  # shipped fitted, not refit
+    assert jobs["surface_probe"].factory() is not None
     # the attack's key names the target: its detector and a digest of the run's train split
     prov = attack.provenance()["params"]["surrogate"]
     assert prov["detector"]["class"].endswith("TfidfLogReg") and prov["train"]["n"] == len(train)

@@ -227,13 +227,11 @@ def test_a_subclass_keeping_its_parents_name_or_a_changed_parameter_recomputes(t
 
 
 def test_quality_rows_are_keyed_on_the_meters_fingerprint(tmp_path):
-    from humanize.benchmarks.runner.engine import _quality_meter
-
     cfg = RunConfig(n=8, seed=3, db=str(tmp_path / "r.sqlite"), quality=True,
                     quality_params={"meters": ["rouge_l"]}, attacks=[AttackSpec("homoglyph")],
                     detectors=[DetectorSpec("surface_probe")])
     assert run(cfg, progress=False).work["quality"] > 0
-    fp = _quality_meter(cfg).fingerprint()
+    fp = cfg.quality_meter().fingerprint()
     with sqlite3.connect(cfg.db) as conn:
         keys = {k for (k,) in conn.execute("SELECT DISTINCT attack_key FROM quality")}
     assert keys and all(k.endswith("|quality=" + fp) for k in keys)

@@ -63,7 +63,7 @@ class _Cached(Detector):
 
 def _with_cached_scores(det: Detector, db, test: pd.DataFrame, train: pd.DataFrame, run_id: str) -> Detector:
     """``det`` fitted on the run's train documents (learnable ones), reusing the run's stored scores."""
-    from ..runner.engine import _detector_key
+    from ..runner.context import detector_key
     from ..runner.store import ResultsStore
 
     fit = train if det.learnable else None
@@ -74,7 +74,7 @@ def _with_cached_scores(det: Detector, db, test: pd.DataFrame, train: pd.DataFra
         det = type(det)(**det.get_params(deep=False))  # never refit the caller's object
         det.fit(fit["generation"].tolist(), fit["label"].tolist())
     with ResultsStore(db, readonly=True) as store:
-        have = store.scores(_detector_key(det, fit), test["text_hash"].tolist())
+        have = store.scores(detector_key(det, fit), test["text_hash"].tolist())
     known = {t: have[h] for t, h in zip(test["generation"], test["text_hash"]) if h in have}
     return _Cached(det, known)
 

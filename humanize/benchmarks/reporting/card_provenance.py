@@ -36,14 +36,14 @@ def detector_provenance(spec) -> dict:
 
 
 def attack_provenance(config) -> list[dict]:
-    from ..runner.engine import _attack_key
+    from ..runner.context import attack_key
 
     out = []
     for spec in config.attacks:
         for label, params in spec.expand():
             rec = {"attack": label, "name": spec.name, "params": params}
             try:
-                rec["key"] = _attack_key(spec.build(config.seed, params, config.train_fraction))
+                rec["key"] = attack_key(spec.build(config.seed, params, config.train_fraction))
             except Exception as err:  # noqa: BLE001 - e.g. a model-based attack whose model is missing here
                 rec["key"] = f"not computed here ({type(err).__name__})"
             out.append(rec)

@@ -32,7 +32,8 @@ def run_documents(store: ResultsStore, run_id: str | None = None, *, clean: bool
 
 
 def _run_documents(store: ResultsStore, run_id: str | None, *, clean: bool) -> pd.DataFrame:
-    from ..runner.engine import CLEAN, _attack_key, sample_rows
+    from ..runner.context import attack_key
+    from ..runner.engine import CLEAN, sample_rows
     from ..runner.manifest import attack_rows, check_inputs, ensure_dataset, run_manifest
 
     run_id, config = run_config(store, run_id)
@@ -60,7 +61,7 @@ def _run_documents(store: ResultsStore, run_id: str | None, *, clean: bool) -> p
             for label, params in spec.expand():
                 attack = spec.build(config.seed, params, config.train_fraction)
                 ran.append({"attack": label, "attack_name": spec.name,
-                            "rate": float(getattr(attack, "rate", float("nan"))), "attack_key": _attack_key(attack)})
+                            "rate": float(getattr(attack, "rate", float("nan"))), "attack_key": attack_key(attack)})
     for item in ran:
         key = item["attack_key"]
         have = store.attack_outputs(key, hashes)

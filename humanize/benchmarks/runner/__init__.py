@@ -1,6 +1,7 @@
 """The runner, one job: carry out a benchmark run, resumable and cached by content.
 
-Its configuration (:mod:`.config`, :mod:`.attack_spec`, :mod:`.run_specs`), the units of work
+Its configuration (:mod:`.config`; the components it names, :mod:`.specs`, :mod:`.attack_spec`,
+:mod:`.run_specs`), what a run builds from it once and its stages share (:mod:`.context`), the units of work
 (:mod:`.jobs`, :mod:`.stages`) and who carries them out (:mod:`.executors`), the SQLite results
 store (:mod:`.store`, :mod:`.store_schema`), what ran (:mod:`.manifest`), models shared between
 attacks and detectors (:mod:`.model_sharing`), the run's tables (:mod:`.run_tables`), detector

@@ -23,28 +23,11 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, ClassVar
 
 from humanize._split import sampling_seed
 from humanize.exceptions import ConfigError
-
-
-def show(value: Any) -> str:
-    """A value as error messages show it: repr plus type."""
-    text = repr(value)
-    return f"{text[:120]}{'...' if len(text) > 120 else ''} ({type(value).__name__})"
-
-
-def is_int(x: Any) -> bool:
-    import numpy as np
-
-    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
-
-
-def is_number(x: Any) -> bool:
-    import numpy as np
-
-    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, (bool, np.bool_))
+from .specs import ComponentSpec, is_int, is_number, show, stored_names
 
 
 def attack_class(name: Any):
@@ -70,7 +53,7 @@ def _of_kind(decls: dict, kind: str, many: bool | None = None) -> list:
 
 
 @dataclass
-class AttackSpec:
+class AttackSpec(ComponentSpec):
     """An attack in a configuration: a registry name, its parameters, optional θ values and a label.
 
     ``rates``: None for the attack's default θ, one value, or several (a sweep: one attack per
@@ -78,20 +61,14 @@ class AttackSpec:
     default is its members' labels joined by ``+``, e.g. ``a@0.5+b``).
     """
 
-    name: str
-    params: dict = field(default_factory=dict)
     rates: list | None = None
     label: str | None = None
     #: an attack object given in Python (``RunConfig(attacks=[Homoglyph(rate=0.3)])``): run as a clone of it,
     #: with its own seed; ``name`` is then its class's import path
     obj: Any = field(default=None, compare=False, repr=False)
 
-    @classmethod
-    def of(cls, attack) -> "AttackSpec":
-        """The spec of an Attack object (its parameters, seed included, travel with the object)."""
-        from humanize._registry import class_path
-
-        return cls(class_path(attack), {}, None, None, obj=attack)
+    kind: ClassVar[str] = "attack"
+    registry_module: ClassVar[str] = "humanize.attacks"
 
     def base_label(self) -> str:
         if self.label:
@@ -103,9 +80,7 @@ class AttackSpec:
             joined = [k for k, d in _of_kind(declared(self.name), "attack", many=True) if d.label]
             if joined and self.obj is None:
                 return "+".join(m.step_label() for m in self.members(joined[0]))
-            from humanize import attacks
-
-            return component_label(self.name, attacks)
+        return self.name_label()
 
     def step_label(self) -> str:
         """The label inside a sequence's label: the name, with its θ when one is set."""
@@ -139,14 +114,9 @@ class AttackSpec:
                               f"got {show(items)}")
         return [attack_spec(i, f"{self.name} member") for i in items]
 
-    def check(self, where: str = "attack") -> None:
-        """Types of the spec's own fields (the attack checks its parameters' values)."""
-        if not isinstance(self.name, str) or not self.name:
-            raise ConfigError(f"{where} name must be a non-empty str, got {show(self.name)}")
-        if not isinstance(self.params, dict) or not all(isinstance(k, str) for k in self.params):
-            raise ConfigError(f"attack {self.name!r}: params must be a table with str keys, got {show(self.params)}")
-        if self.label is not None and (not isinstance(self.label, str) or not self.label):
-            raise ConfigError(f"attack {self.name!r}: label must be a non-empty str, got {show(self.label)}")
+    def check(self, where: str | None = None) -> None:
+        """Types of the spec's own fields, θ values included (the attack checks its parameters' values)."""
+        super().check(where)
         if self.rates is not None:
             if not isinstance(self.rates, (list, tuple)) or not self.rates:
                 raise ConfigError(f"attack {self.name!r}: rate must be a number or a non-empty list of numbers "
@@ -187,19 +157,14 @@ class AttackSpec:
         An object given in Python is run as a clone of it (its own seed).
         """
         if self.obj is not None:
-            from sklearn.base import clone
-
-            return clone(self.obj)
-        from humanize import attacks
-
+            return self.build_component()
         params = dict(self.params if params is None else params)
         if run_detector_refs(params):
             params = substitute_targets(params, targets or {}, self.name)
         params = run_values(self.name, params, seed, train_fraction, targets)
-        cls = attacks.resolve(self.name)
-        if "seed" in cls._param_tuple():
+        if "seed" in self.registry().resolve(self.name)._param_tuple():
             params = {"seed": seed, **params}
-        return attacks.get(self.name, **params)
+        return self.build_component(params)
 
     def to_dict(self) -> dict:
         """The spec as a configuration stores it (an object by its fingerprint, as a detector's)."""
@@ -231,32 +196,6 @@ def run_values(name: str, params: dict, seed: int, train_fraction: float, target
         elif decl.kind == "format_profile" and value is not None:
             params[key] = resolve_profile(value, seed, name)
     return params
-
-
-def stored_names(spec):
-    """The context a spec's names resolve in: a spec read from a stored run (``spec.stored``) resolves
-    them as stored data (:func:`humanize._registry.names_from_stored_data`: nothing imported by itself)."""
-    import contextlib
-
-    if getattr(spec, "stored", False):
-        from humanize._registry import names_from_stored_data
-
-        return names_from_stored_data()
-    return contextlib.nullcontext()
-
-
-def component_label(name: str, registry) -> str:
-    """How a component is labelled in reports by default: its name, or for an import path
-    (``my_attacks:Swap``) the class's own ``name`` (``swap``), which its outputs are keyed by."""
-    from humanize._registry import is_import_path, recorded_name
-
-    if not is_import_path(name):
-        return name
-    try:
-        own = getattr(registry.resolve(name), "name", None)
-    except (TypeError, ValueError):  # not importable, or named by a stored run and not loaded: its recorded name
-        return recorded_name(name) or name
-    return own if isinstance(own, str) and own and own not in ("attack", "detector") else name
 
 
 #: A parameter value ``{run_detector = "label"}`` names the run's own detector of that label.

@@ -15,10 +15,11 @@ import json
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from humanize.exceptions import ConfigError
-from .attack_spec import AttackSpec, attack_spec, component_label, is_int, is_number, show, spec_of
+from .attack_spec import AttackSpec, attack_spec, spec_of
+from .specs import ComponentSpec, is_int, is_number, show
 from .run_specs import (EXECUTION_KEYS, DefenseSpec, check_defenses, check_resource_targets,
                         check_resources_table)
 
@@ -27,13 +28,11 @@ __all__ = ["AttackSpec", "DefenseSpec", "DetectorSpec", "RunConfig", "attack_spe
 
 
 @dataclass
-class DetectorSpec:
+class DetectorSpec(ComponentSpec):
     """A detector in a configuration: a name (registry key, entry point or import path), its
     parameters and an optional ``label`` naming it in reports (default: the name; for an import
     path, the class's ``name``)."""
 
-    name: str
-    params: dict = field(default_factory=dict)
     label: str | None = None
     #: a detector object given in Python (``RunConfig(detectors=[FunctionDetector(fn)])``): built
     #: as a clone of it; ``name`` is then its class's import path
@@ -42,17 +41,18 @@ class DetectorSpec:
     #: (:func:`assign_detector_labels`: ``name:param=value,...``); derived, never stored
     default_label: str | None = field(default=None, compare=False, repr=False)
 
+    kind: ClassVar[str] = "detector"
+    registry_module: ClassVar[str] = "humanize.detectors"
+
     @classmethod
     def of(cls, detector) -> "DetectorSpec":
-        """The spec of a Detector object (its parameters travel with the object)."""
-        from humanize._registry import class_path
-
+        """The spec of a Detector object (its parameters travel with the object), labelled by its ``name``."""
+        spec = super().of(detector)
         name = getattr(detector, "name", None)
-        return cls(class_path(detector), {}, name if isinstance(name, str) and name else None, obj=detector)
+        spec.label = name if isinstance(name, str) and name else None
+        return spec
 
     def base_label(self) -> str:
-        from humanize import detectors
-
         if self.label:
             return self.label
         if self.default_label:
@@ -62,15 +62,10 @@ class DetectorSpec:
     def plain_label(self) -> str:
         """The label without the run's disambiguation: the name (for an import path, the class's
         ``name``; for a detector whose parameters name it, that name)."""
-        from humanize import detectors
-
-        from .attack_spec import stored_names
-
         own = self.params.get("name") if isinstance(self.params, dict) else None
         if isinstance(own, str) and own:  # a detector whose parameters name it (function, endpoint)
             return own
-        with stored_names(self):
-            return component_label(self.name, detectors)
+        return self.name_label()
 
     def params_label(self) -> str:
         """``plain_label:param=value,...`` over the parameters in name order (the plain label when there are none):
@@ -87,14 +82,7 @@ class DetectorSpec:
 
     def build(self, device: str | None = None):
         """The configured detector (nothing loaded yet); the run's device unless its params set one."""
-        if self.obj is not None:
-            from sklearn.base import clone
-
-            detector = clone(self.obj)
-        else:
-            from humanize import detectors
-
-            detector = detectors.get(self.name, **self.params)
+        detector = self.build_component()
         if device is not None and "device" in detector.get_params() and "device" not in self.params:
             detector.device = device
         return detector
@@ -223,6 +211,13 @@ class RunConfig:
         among ``detectors`` becomes its :meth:`DetectorSpec.of`, an Attack object among ``attacks`` its
         :meth:`AttackSpec.of`, a name, ``NAME:K=V,...`` or a table its :func:`.attack_spec.attack_spec` (detectors and
         defenses alike: :func:`detector_spec`, :func:`defense_spec`)."""
+        self.validate_for_run()
+        return self
+
+    def validate_for_run(self):
+        """:meth:`validate`, returning the run's quality meter that the check of ``[quality]`` built
+        (:meth:`quality_meter`; None without quality): :func:`.engine.run` uses that very meter, so a run
+        builds one."""
         from humanize.attacks import Attack
         from humanize.detectors.base import Detector
 
@@ -237,8 +232,40 @@ class RunConfig:
         self.load_plugins()  # an import-path detector's own name is its plain label
         assign_detector_labels(self.detectors)
         self._share_guides()
-        self._check_names()
-        return self
+        return self._check_names()
+
+    def quality_meter(self):
+        """The run's :class:`~humanize.quality.QualityMeter` from the ``[quality]`` table (models load on its first
+        score, so building it is cheap), or None without quality; a :class:`ConfigError` naming the key. Custom
+        meters are built here: the meters themselves travel to the workers (a plug-in's need no file there)."""
+        if not self.quality:
+            return None
+        import inspect
+
+        from humanize.quality import QualityMeter
+
+        valid = [p for p in inspect.signature(QualityMeter.__init__).parameters
+                 if p not in ("self", "lm", "encoder", "device")]
+        unknown = sorted(set(self.quality_params) - set(valid))
+        if unknown:
+            raise ConfigError(f"unknown [quality] key(s) {unknown}; valid: enabled, lm, encoder, "
+                              f"{', '.join(valid)}")
+        for name in ("quality_lm", "quality_encoder"):
+            if getattr(self, name) == "":
+                raise ConfigError(f"{name} must be a model name (str), got '' (omit it for the default)")
+        kwargs = {"device": self.device, **self.quality_params}
+        if self.quality_lm:
+            kwargs["lm"] = self.quality_lm
+        if self.quality_encoder:
+            kwargs["encoder"] = self.quality_encoder
+        try:  # the meter checks its arguments and loads nothing until it scores
+            if kwargs.get("custom"):
+                from humanize.quality.custom import build_meters
+
+                kwargs["custom"] = build_meters(kwargs["custom"])
+            return QualityMeter(**kwargs)
+        except (TypeError, ValueError) as err:
+            raise ConfigError(f"[quality]: {err}") from None
 
     def _share_guides(self) -> None:
         """An attack whose guide (``guide``, ``target``, ``surrogate``) is exactly one of the run's detectors
@@ -391,11 +418,7 @@ class RunConfig:
             if not isinstance(spec, AttackSpec):
                 raise ConfigError(f"each attack must be an AttackSpec, got {show(spec)}")
             spec.check()
-            try:
-                if spec.obj is None:  # an object given in Python is its own class
-                    attacks.resolve(spec.name)
-            except (TypeError, ValueError) as err:
-                raise ConfigError(str(err)) from None
+            spec.component_class()
             for label, params in spec.expand():
                 try:
                     attack = spec.build(self.seed, params, targets=targets)
@@ -412,17 +435,8 @@ class RunConfig:
         for spec in self.detectors:
             if not isinstance(spec, DetectorSpec):
                 raise ConfigError(f"each detector must be a DetectorSpec, got {show(spec)}")
-            if not isinstance(spec.name, str):
-                raise ConfigError(f"detector name must be a str, got {show(spec.name)}")
-            try:
-                if spec.obj is None:
-                    detectors.resolve(spec.name)
-            except (TypeError, ValueError) as err:
-                raise ConfigError(str(err)) from None
-            if not isinstance(spec.params, dict):
-                raise ConfigError(f"detector {spec.name!r}: params must be a table, got {show(spec.params)}")
-            if spec.label is not None and (not isinstance(spec.label, str) or not spec.label):
-                raise ConfigError(f"detector {spec.name!r}: label must be a non-empty str, got {show(spec.label)}")
+            spec.check()
+            spec.component_class()
             label = spec.base_label()
             if label in seen_detectors:
                 raise ConfigError(f"detector label {label!r} is configured twice (same name and parameters, or the "
@@ -433,25 +447,10 @@ class RunConfig:
                 spec.build().fingerprint()
             except (TypeError, ValueError) as err:
                 raise ConfigError(f"detector {spec.name!r}: {err}") from None
-        if self.quality:
-            from humanize.quality import QualityMeter
-
-            valid = [p for p in inspect.signature(QualityMeter.__init__).parameters
-                     if p not in ("self", "lm", "encoder", "device")]
-            unknown = sorted(set(self.quality_params) - set(valid))
-            if unknown:
-                raise ConfigError(f"unknown [quality] key(s) {unknown}; valid: enabled, lm, encoder, "
-                                  f"{', '.join(valid)}")
-            for name in ("quality_lm", "quality_encoder"):
-                if getattr(self, name) == "":
-                    raise ConfigError(f"{name} must be a model name (str), got '' (omit it for the default)")
-            models = {k: v for k, v in (("lm", self.quality_lm), ("encoder", self.quality_encoder)) if v}
-            try:  # the meter checks its arguments and loads nothing until it scores
-                QualityMeter(**models, **self.quality_params)
-            except (TypeError, ValueError) as err:
-                raise ConfigError(f"[quality]: {err}") from None
+        meter = self.quality_meter()
         check_defenses(self.defenses)
         check_resource_targets(self.resources, list(labels), [d.base_label() for d in self.detectors])
+        return meter
 
 
 def detector_spec(item: Any, what: str = "detector") -> DetectorSpec:

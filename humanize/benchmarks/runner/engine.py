@@ -16,7 +16,12 @@ One call, :func:`run`, does what ``humanize-bench run`` does:
 6. apply the protocols (:func:`humanize.benchmarks.evaluation.evaluate`), per defense, and
    store the tables.
 
-Every stage is the same mechanism (:func:`.stages.run_stages`): the work the store lacks is cut
+The stages are declared in one place, :data:`STAGES`. :func:`run` checks the configuration, draws the sample,
+makes the run's context (:func:`.context.plan_run`: the configuration, the store, the executor and the plans of
+its attacks, detectors, defenses and quality meter, each built once) and hands it to each stage in turn; a
+stage reads what the earlier ones left in the context and adds its own.
+
+Every stage that computes is the same mechanism (:func:`.stages.run_stages`): the work the store lacks is cut
 into batches, carried out by an executor (``local`` or ``ray``: :mod:`.executors`; the
 units of work are in :mod:`.jobs`; all the attacks of a run go to it at once) and written to
 the SQLite store batch by batch as they arrive (commits grouped about once a second), keyed by
@@ -42,6 +47,7 @@ from . import jobs, model_sharing
 from .manifest import build_manifest, input_pairs
 from .attack_spec import guide_label
 from .config import RunConfig
+from .context import RunContext, plan_run
 from ..data import load_dataset
 from .executors import Failure, get_executor
 from .run_tables import (CLEAN, COST_COLUMNS, INFO_COUNTS, RAID_KEYS, cost_rows, evaluate_defenses, failure_rows,
@@ -49,7 +55,8 @@ from .run_tables import (CLEAN, COST_COLUMNS, INFO_COUNTS, RAID_KEYS, cost_rows,
 from .stages import StageWork, batch_keys, missing_batches, run_stage, run_stages
 from .store import ResultsStore, computed_attack_record
 
-__all__ = ["CLEAN", "COST_COLUMNS", "DETECTOR_COST_COLUMNS", "INFO_COUNTS", "RunResult", "run", "sample_rows"]
+__all__ = ["CLEAN", "COST_COLUMNS", "DETECTOR_COST_COLUMNS", "INFO_COUNTS", "STAGES", "RunResult", "run",
+           "sample_rows"]
 
 #: The columns of the run's ``detector_cost`` table (:func:`detector_cost_row`).
 DETECTOR_COST_COLUMNS = ("detector", "texts_scored", "texts_cached", "texts_timed", "wall_s", "cpu_s", "s_per_text",
@@ -105,7 +112,7 @@ def sample_rows(config: RunConfig) -> pd.DataFrame:
     if config.given_attacks:
         rows = pd.concat([rows, _given_rows(config, given, rows)], ignore_index=True)
     rows["text_hash"] = rows["generation"].map(text_hash)
-    rows.attrs["split_note"] = split.note()  # _run says it among the run's warnings
+    rows.attrs["split_note"] = split.note()  # the evaluate stage says it among the run's warnings
     return rows
 
 
@@ -123,101 +130,63 @@ def _given_rows(config: RunConfig, given: pd.DataFrame, clean: pd.DataFrame) -> 
     return given.sort_values(["label", "attack", "id"])
 
 
-def _attack_key(attack) -> str:
-    """The store key of an attack's outputs: its name (for reading) and its provenance fingerprint
-    (qualified class, output version, exact parameters: see :meth:`humanize.params.ParamsMixin.fingerprint`)."""
-    return f"{attack.name}/{attack.fingerprint()}"
+# -- the stages: each takes the run's context (.context.RunContext) and adds what it produces ---------------------
+def start_stage(ctx: RunContext) -> None:
+    """Record what runs (the manifest, :mod:`.manifest`), say the attack models that a detector or the perplexity
+    meter also scores with (issue #19 §4), and let a cluster start the first detector's workers while the last
+    attack tasks run."""
+    ctx.manifest = build_manifest(ctx.config, ctx.run_id, ctx.sample.rows, ctx.attacks, ctx.detectors,
+                                  ctx.defenses, ctx.meter)
+    ctx.store.start_run(ctx.run_id, {**ctx.config.to_dict(), "manifest": ctx.manifest})
+    ctx.shared = model_sharing.shared_models(*ctx.components())
+    for item in ctx.shared:
+        warnings.warn(item.message(), RuntimeWarning, stacklevel=3)
+    ctx.notes.extend(item.message() for item in ctx.shared)
+    if ctx.detectors and callable(getattr(ctx.executor, "warm", None)):
+        ctx.executor.warm(ctx.detectors[0].job)
 
 
-def _put_attack_outputs(store: ResultsStore, key: str, done: list) -> None:
+def _put_attack_outputs(store, key: str, done: list) -> None:
     store.put_attack_outputs(key, [{**row, "input_hash": h} for h, row in done])
 
 
-def _run_targets(config: RunConfig, train: pd.DataFrame) -> dict:
-    """The run's :class:`~humanize.detectors.Target` of each detector an attack names as
-    ``{run_detector = "label"}``: built and (when learnable) fit once, here, on the run's clean
-    train texts; the attack queries it and the scoring job ships its fitted detector."""
-    refs = config.target_labels()
-    if not refs:
-        return {}
-    from humanize.detectors import Target
-
-    out = {}
-    for spec in config.detectors:
-        label = spec.base_label()
-        if label not in refs:
-            continue
-        detector = spec.build(config.device)
-        if detector.learnable:
-            if train.empty or train["label"].nunique() < 2:
-                raise ConfigError(f"detector {label!r} must be fit for the attacks that target it, but the train "
-                                  "split lacks human or machine rows")
-            target = Target(detector, train=(train["generation"].tolist(), train["label"].tolist()))
-            target.fitted_detector()  # fit once, in this process
-        else:
-            target = Target(detector)
-        out[label] = target
-    return out
-
-
-def _attack_plan(config: RunConfig, targets: dict | None = None) -> list[tuple]:
-    """Per attack and θ: (spec, label, the built attack, its store key). Built once per run: the
-    manifest records these objects, and the jobs ship these very objects to the workers."""
-    plan = []
-    for spec in config.attacks:
-        for label, params in spec.expand():
-            attack = spec.build(config.seed, params, config.train_fraction, targets=targets)
-            plan.append((spec, label, attack, _attack_key(attack)))
-    return plan
-
-
-def _keep_models(plan: list, others: list) -> list[frozenset]:
-    """Per attack of ``plan``: the keys (:func:`humanize.models.identity.weights_key`) of the models the run's other
-    components name (the other attacks, and ``others``: the detectors, targets and quality meter), which
-    the local executor keeps loaded when the attack's job ends; the attack's own other models are released."""
-    named = [{key for _, key, _ in model_sharing._safe_models(c)} for c in others]
-    common = frozenset().union(*named)
-    own = [{key for _, key, _ in model_sharing._safe_models(attack)} for _, _, attack, _ in plan]
-    return [frozenset(common.union(*(o for j, o in enumerate(own) if j != i))) for i in range(len(plan))]
-
-
-def _run_attacks(config: RunConfig, store: ResultsStore, executor, machine: pd.DataFrame, plan: list,
-                 progress: bool, work: dict, failures: list, keep: list | None = None):
-    """Attack outputs per attack label: DataFrame (id, input_hash, text, text_hash, costs...); a
-    document whose attack failed is left out (and reported in ``failures``). ``keep``: per attack of
-    ``plan``, the models to keep loaded when its job ends (:func:`_keep_models`; None: every model stays)."""
-    outputs = {}
+def attack_stage(ctx: RunContext) -> None:
+    """Attack outputs per attack label (``ctx.outputs``): DataFrame (id, input_hash, text, text_hash, costs...);
+    a document whose attack failed is left out (and reported in ``ctx.failures``). Every attack and θ goes to
+    the executor at once: an executor with workers keeps them busy across the jobs."""
+    store, machine, keep = ctx.store, ctx.sample.machine, ctx.keep_models()
     texts = dict(zip(machine["text_hash"], machine["generation"]))
     work_items = []
-    for i, (spec, label, attack, key) in enumerate(plan):
-        have = store.attack_outputs(key, list(texts))
-        job = jobs.attack_job(label, attack, config.job_resources(label, jobs.attack_kind(attack)), store_key=key,
+    for i, plan in enumerate(ctx.attacks):
+        have = store.attack_outputs(plan.key, list(texts))
+        resources = ctx.config.job_resources(plan.label, jobs.attack_kind(plan.attack))
+        job = jobs.attack_job(plan.label, plan.attack, resources, store_key=plan.key,
                               keep_models=None if keep is None else keep[i])
-        work_items.append(StageWork(job, missing_batches(texts, have, config.batch_size),
-                                    put=partial(_put_attack_outputs, store, key), results=have))
-    # every attack and θ at once: an executor with workers keeps them busy across the jobs
-    stages = run_stages(executor, work_items, progress=progress, name="attacks")
-    for (spec, label, attack, key), stage in zip(plan, stages):
+        work_items.append(StageWork(job, missing_batches(texts, have, ctx.config.batch_size),
+                                    put=partial(_put_attack_outputs, store, plan.key), results=have))
+    stages = run_stages(ctx.executor, work_items, progress=ctx.progress, name="attacks")
+    for plan, stage in zip(ctx.attacks, stages):
         # the warm-up seconds a computed batch paid (jobs.warm_up), stored beside the output (issue #34): a cached
         # rerun reports what the run that computed it paid
         warmups = {h: stage.results[h].get("warmup_s") for h in stage.computed}
         paid = [(h, {"warmup_s": w}) for h, w in warmups.items() if w is not None]
         if paid:
-            store.put_item_costs(key, paid)
+            store.put_item_costs(plan.key, paid)
         cached = [h for h in stage.results if h not in warmups]
         if cached:
-            warmups.update({h: c["warmup_s"] for h, c in store.item_costs(key, cached).items()})
+            warmups.update({h: c["warmup_s"] for h, c in store.item_costs(plan.key, cached).items()})
         for h in stage.computed:  # the shape a cached row has (store.attack_record), whichever way it came
-            stage.results[h] = computed_attack_record(key, h, stage.results[h])
-        work["attacked"] += len(stage.computed)
-        failures.extend(stage.failures)
-        outputs[label] = _attack_frame(machine, spec, label, attack, key, stage)
-        outputs[label]["warmup_s"] = outputs[label]["input_hash"].map(warmups).astype(float)
-    return outputs
+            stage.results[h] = computed_attack_record(plan.key, h, stage.results[h])
+        ctx.work["attacked"] += len(stage.computed)
+        ctx.failures.extend(stage.failures)
+        frame = _attack_frame(machine, plan, stage)
+        frame["warmup_s"] = frame["input_hash"].map(warmups).astype(float)
+        ctx.outputs[plan.label] = frame
 
 
-def _attack_frame(machine: pd.DataFrame, spec, label: str, attack, key: str, stage) -> pd.DataFrame:
-    """One attack's outputs (cached and computed) as rows of the run's tables."""
+def _attack_frame(machine: pd.DataFrame, plan, stage) -> pd.DataFrame:
+    """One attack's outputs (cached and computed) as rows of the run's tables (``plan``: its
+    :class:`~.context.AttackPlan`)."""
     have, measured = stage.results, set(stage.computed)
     done = machine[machine["text_hash"].isin(have)]
     hashes = done["text_hash"].tolist()
@@ -242,23 +211,72 @@ def _attack_frame(machine: pd.DataFrame, spec, label: str, attack, key: str, sta
     # why a document came back unchanged (the attack's info["unchanged"]; None when it changed)
     columns["unchanged"] = [unchanged_reason(i, o, t) for i, o, t in zip(infos, columns["original"], texts)]
     frame = pd.DataFrame(columns, index=done.index)
-    frame["attack"] = label
-    frame["attack_name"] = spec.name
-    frame["rate"] = getattr(attack, "rate", math.nan)
-    frame["attack_key"] = key
+    frame["attack"] = plan.label
+    frame["attack_name"] = plan.spec.name
+    frame["rate"] = getattr(plan.attack, "rate", math.nan)
+    frame["attack_key"] = plan.key
     return frame
 
 
-def _detector_key(detector, train: pd.DataFrame | None) -> str:
-    """The store key of a detector's scores: name, provenance fingerprint (class, version, exact
-    parameters, resolved models, library version) and, for learnable detectors, the training set."""
-    key = f"{detector.name}/{detector.fingerprint()}"
-    if train is not None:
-        digest = hashlib.blake2b(digest_size=12)
-        for h, lab in sorted(zip(train["text_hash"], train["label"])):
-            digest.update(f"{h}:{lab};".encode())
-        key += f"|train={digest.hexdigest()}"
-    return key
+def defense_stage(ctx: RunContext) -> None:
+    """The texts the detectors score (``ctx.texts``: the clean test texts, the dataset's attacked ones and every
+    attack output) and each defense's output for every one of them (``ctx.defended``: {defense: {text hash:
+    defended text}}). A defense is cheap and deterministic, so its outputs are recomputed, not stored; their
+    scores are."""
+    test, given = ctx.sample.test, ctx.sample.given
+    ctx.texts = dict(zip(test["text_hash"], test["generation"]))
+    ctx.texts.update(zip(given["text_hash"], given["generation"]))
+    for frame in ctx.outputs.values():
+        ctx.texts.update(zip(frame["text_hash"], frame["text"]))
+    work = [StageWork(jobs.defense_job(plan.name, plan.defense, ctx.config.job_resources("defense", "task")),
+                      missing_batches(ctx.texts, (), max(ctx.config.batch_size, 1) * 4)) for plan in ctx.defenses]
+    stages = run_stages(ctx.executor, work, progress=ctx.progress, name="defenses")
+    for stage in stages:
+        ctx.failures.extend(stage.failures)
+    ctx.defended = {plan.name: stage.results for plan, stage in zip(ctx.defenses, stages)}
+    ctx.defended_hashes = {name: {h: text_hash(t) for h, t in d.items()} for name, d in ctx.defended.items()}
+
+
+def score_stage(ctx: RunContext) -> None:
+    """Scores by detector, by text hash (``ctx.scores``), and a :func:`detector_cost_row` per detector
+    (``ctx.detector_cost``). The undefended texts are batched first, then each defense's outputs, each group on
+    its own, so the undefended texts are scored in the same batches whether or not the run has defenses."""
+    groups = [ctx.texts, *({ctx.defended_hashes[name][h]: t for h, t in d.items()} for name, d in ctx.defended.items())]
+    train, store = ctx.sample.train, ctx.store
+    every = list(dict.fromkeys(h for group in groups for h in group))
+    for plan in ctx.detectors:
+        have = store.scores(plan.key, every)
+        batches, seen = [], set(have)
+        for group in groups:
+            todo = [h for h in group if h not in seen]
+            seen.update(todo)
+            todo.sort(key=lambda h: len(group[h]))  # length-sorted batches keep padding low for model detectors
+            batches += [[(h, group[h]) for h in b] for b in batch_keys(todo, max(ctx.config.batch_size, 1) * 4)]
+        if batches and plan.learnable:
+            if train.empty or train["label"].nunique() < 2:
+                raise ValueError(f"detector {plan.label!r} must be fit, but the train split lacks human or "
+                                 "machine rows")
+            ctx.work["fitted"] += 1
+        stage = run_stage(ctx.executor, plan.job, batches, put=partial(_put_scores, store, plan.key), results=have,
+                          progress=ctx.progress)
+        ctx.work["scored"] += len(stage.computed)
+        ctx.failures.extend(stage.failures)
+        if stage.failures and not stage.results:
+            raise _nothing_scored(plan.label, stage.failures)
+        ctx.scores[plan.label] = {h: _score(r) for h, r in stage.results.items()}
+        got = list(ctx.scores[plan.label].values())
+        if got and all(v != v for v in got):  # every score NaN: nothing to evaluate, said as such
+            from humanize.exceptions import RunError
+
+            raise RunError(f"detector {plan.label!r} scored every one of its {len(got)} texts NaN; nothing "
+                           "was evaluated: fix the detector and rerun")
+        # every text's cost as measured when it was scored, this run or an earlier one
+        stored = store.item_costs(plan.key, [h for h in every if h in have])
+        costs = [stage.results[h] if isinstance(stage.results[h], dict) else stored.get(h)
+                 for h in every if h in stage.results]
+        ctx.detector_cost.append(detector_cost_row(plan.label, costs, len(stage.computed),
+                                                   len(stage.results) - len(stage.computed)))
+    _attribute_shared_passes(ctx.detector_cost, {plan.label: plan.detector for plan in ctx.detectors})
 
 
 def _put_scores(store: ResultsStore, key: str, done: list) -> None:
@@ -269,71 +287,6 @@ def _put_scores(store: ResultsStore, key: str, done: list) -> None:
 def _score(result) -> float:
     """A score as the store has it: a computed result is :func:`.jobs.score_texts`'s record, a cached one the float."""
     return result["score"] if isinstance(result, dict) else result
-
-
-def _detector_plan(config: RunConfig, train: pd.DataFrame, targets: dict | None = None) -> list[tuple]:
-    """Per configured detector: (spec, train rows to fit on or None, store key, job, detector). Made
-    once per run, so the job an executor is asked to warm is the very one it then runs, and the
-    detector object the manifest records is the one the job ships."""
-    plan = []
-    for spec in config.detectors:
-        label = spec.base_label()
-        target = (targets or {}).get(label)
-        detector = spec.build(config.device) if target is None \
-            else target.fitted_detector()
-        fit_on = train if detector.learnable else None  # the store key: fit on the run's train split
-        kind = "model" if getattr(detector, "needs_model", True) else "task"
-        # a targeted detector is shipped fitted (the very model the attacks queried), not refit
-        job = jobs.detector_job(label, detector, fit_on if target is None else None,
-                                config.job_resources(label, kind))
-        plan.append((spec, fit_on, _detector_key(detector, fit_on), job, detector))
-    return plan
-
-
-def _score_all(config: RunConfig, store: ResultsStore, executor, groups: list[dict[str, str]], train: pd.DataFrame,
-               plan: list[tuple], progress: bool, work: dict, failures: list,
-               timing: list | None = None) -> dict[str, dict[str, float]]:
-    """Scores by detector, by text hash. ``groups``: the texts to score (hash -> text), the
-    undefended ones first, then each defense's; each group is batched on its own, so the
-    undefended texts are scored in the same batches whether or not the run has defenses.
-    ``timing``: gets one :func:`detector_cost_row` per detector."""
-    scores = {}
-    every = list(dict.fromkeys(h for group in groups for h in group))
-    for spec, fit_on, key, job, _ in plan:
-        have = store.scores(key, every)
-        batches, seen = [], set(have)
-        for group in groups:
-            todo = [h for h in group if h not in seen]
-            seen.update(todo)
-            todo.sort(key=lambda h: len(group[h]))  # length-sorted batches keep padding low for model detectors
-            batches += [[(h, group[h]) for h in b] for b in batch_keys(todo, max(config.batch_size, 1) * 4)]
-        if batches and fit_on is not None:
-            if train.empty or train["label"].nunique() < 2:
-                raise ValueError(f"detector {spec.base_label()!r} must be fit, but the train split lacks human or "
-                                 "machine rows")
-            work["fitted"] += 1
-        stage = run_stage(executor, job, batches, put=partial(_put_scores, store, key), results=have,
-                          progress=progress)
-        work["scored"] += len(stage.computed)
-        failures.extend(stage.failures)
-        if stage.failures and not stage.results:
-            raise _nothing_scored(spec.base_label(), stage.failures)
-        scores[spec.base_label()] = {h: _score(r) for h, r in stage.results.items()}
-        got = list(scores[spec.base_label()].values())
-        if got and all(v != v for v in got):  # every score NaN: nothing to evaluate, said as such
-            from humanize.exceptions import RunError
-
-            raise RunError(f"detector {spec.base_label()!r} scored every one of its {len(got)} texts NaN; nothing "
-                           "was evaluated: fix the detector and rerun")
-        if timing is not None:  # every text's cost as measured when it was scored, this run or an earlier one
-            stored = store.item_costs(key, [h for h in every if h in have])
-            costs = [stage.results[h] if isinstance(stage.results[h], dict) else stored.get(h)
-                     for h in every if h in stage.results]
-            timing.append(detector_cost_row(spec.base_label(), costs, len(stage.computed),
-                                            len(stage.results) - len(stage.computed)))
-    if timing is not None:
-        _attribute_shared_passes(timing, {spec.base_label(): det for spec, *_, det in plan})
-    return scores
 
 
 def _nothing_scored(label: str, stage_failures: list):
@@ -404,20 +357,58 @@ def _attribute_shared_passes(rows: list[dict], detectors: dict) -> None:
             row["s_per_text_shared"] = total / len(members)
 
 
-def _quality_meter(config: RunConfig):
-    """The run's QualityMeter (models load on its first score, so building it is cheap)."""
-    return jobs.build_quality_meter(jobs.quality_kwargs(config))
+def evaluate_stage(ctx: RunContext) -> None:
+    """The score table, the protocols' metrics (per defense), the cost and detector cost tables, RAID's slices
+    (protocol "raid") and the model-sharing warnings (``ctx.tables``)."""
+    config, test, given = ctx.config, ctx.sample.test, ctx.sample.given
+    # RAID's slice keys, for protocol "raid" (other runs' tables keep their columns)
+    keys = [c for c in RAID_KEYS if c in test.columns] if config.protocol == "raid" else []
+    base = test[["id", "label", "domain", "text_hash", *keys]].assign(attack=CLEAN, adv_source_id=test["id"])
+    label_of = dict(zip(test["id"], test["label"]))
+    extra_of = {k: dict(zip(test["id"], test[k])) for k in keys}
+    attacked = [
+        f[["id", "domain", "text_hash", "attack"]].assign(label=f["id"].map(label_of), adv_source_id=f["id"],
+                                                          **{k: f["id"].map(extra_of[k]) for k in keys})
+        for f in ctx.outputs.values()
+    ]
+    if not given.empty:
+        attacked.append(given[["id", "label", "domain", "text_hash", "attack", "adv_source_id", *keys]])
+    ctx.scored_rows = pd.concat([base, *attacked], ignore_index=True)
+    score_table = score_rows(ctx.scored_rows, ctx.scores, ctx.defended)
+    metrics = evaluate_defenses(score_table, config)
+    # the cost and quality of an attack are read on the machine texts it rewrote (attack_human: humans too,
+    # scored, but not in these tables)
+    ctx.machine_outputs = {label: f[f["id"].map(label_of) == "machine"] for label, f in ctx.outputs.items()}
+    cost = cost_rows(ctx.machine_outputs)
+    # which detector guided each attack (a run detector's label, or "<name> (own)"): transfer is read off one table
+    guides = {plan.label: guide_label(plan.attack, ctx.targets) for plan in ctx.attacks}
+    if any(guides.values()):
+        metrics["guide"] = metrics["attack"].map(guides)
+        if not cost.empty:
+            cost["guide"] = cost["attack"].map(guides)
+    for note in mixed_machines(cost):
+        warnings.warn(note, RuntimeWarning, stacklevel=3)
+        ctx.notes.append(note)
+    split_note = ctx.sample.rows.attrs.get("split_note")
+    if split_note:  # duplicate texts in the sample (humanize._split.group_split)
+        ctx.notes.append(split_note)
+        warnings.warn(split_note, RuntimeWarning, stacklevel=3)
+    ctx.tables.update({"metrics": metrics, "scores": score_table, "cost": cost,
+                       "detector_cost": pd.DataFrame(ctx.detector_cost, columns=DETECTOR_COST_COLUMNS)})
+    if config.protocol == "raid":  # every slice of RAID's evaluator (domain x attack x model x ...), undefended
+        ctx.tables["raid_slices"] = raid_slice_table(score_table, config)
+    if ctx.shared:
+        ctx.tables["warnings"] = model_sharing.sharing_table(ctx.shared)
 
 
-def _quality(config: RunConfig, store: ResultsStore, executor, outputs: dict[str, pd.DataFrame], progress: bool,
-             work: dict, failures: list, meter) -> pd.DataFrame:
-    """Quality rows per (attack, document), by ``meter`` (the run's, built once). Pending pairs are scored a few
-    source documents at a time with every attack together, so each original's perplexity is computed once, not
-    per attack."""
-    # keyed on the meter's fingerprint: its parameters and the RESOLVED models (a new default model recomputes)
-    # ... and the normalizer behind the "as read" columns (issue #34)
-    suffix = "|read=" + jobs.read_fingerprint() + "|quality=" + meter.fingerprint()
-    keys = {label: f"{frame['attack_key'].iloc[0]}{suffix}" for label, frame in outputs.items() if len(frame)}
+def quality_stage(ctx: RunContext) -> None:
+    """Quality rows per (attack, document) by the run's meter (``ctx.tables["quality"]``; nothing without
+    quality). Pending pairs are scored a few source documents at a time with every attack together, so each
+    original's perplexity is computed once, not per attack."""
+    if ctx.quality is None:
+        return
+    store, outputs = ctx.store, ctx.machine_outputs
+    keys = {label: ctx.quality.store_key(frame["attack_key"].iloc[0]) for label, frame in outputs.items() if len(frame)}
     have = {label: store.quality(keys[label], frame["input_hash"].tolist()) if len(frame) else {}
             for label, frame in outputs.items()}
     by_doc: dict[str, list] = {}  # pending ((label, input hash), (original, attacked)) per source document
@@ -426,7 +417,7 @@ def _quality(config: RunConfig, store: ResultsStore, executor, outputs: dict[str
             if h not in have[label]:
                 by_doc.setdefault(h, []).append(((label, h), (o, t)))
     batches = [[item for h in group for item in by_doc[h]]
-               for group in batch_keys(sorted(by_doc), max(1, config.batch_size // 2))]
+               for group in batch_keys(sorted(by_doc), max(1, ctx.config.batch_size // 2))]
 
     def put(done: list) -> None:
         per_label: dict[str, list] = {}
@@ -434,12 +425,12 @@ def _quality(config: RunConfig, store: ResultsStore, executor, outputs: dict[str
             per_label.setdefault(label, []).append((h, record))
         store.put_quality_many({keys[label]: rows for label, rows in per_label.items()})
 
-    job = jobs.quality_job(meter, config.job_resources("quality", "model"))
-    stage = run_stage(executor, job, batches, put=put, progress=progress)
+    job = jobs.quality_job(ctx.quality.meter, ctx.config.job_resources("quality", "model"))
+    stage = run_stage(ctx.executor, job, batches, put=put, progress=ctx.progress)
     for (label, h), record in stage.results.items():
         have[label][h] = record
-    work["quality"] += len(stage.computed)
-    failures.extend(Failure(f"quality {f.key[0]}", f.key[1], f.error, f.attempts) for f in stage.failures)
+    ctx.work["quality"] += len(stage.computed)
+    ctx.failures.extend(Failure(f"quality {f.key[0]}", f.key[1], f.error, f.attempts) for f in stage.failures)
     frames = []
     for label, frame in outputs.items():
         frame = frame[frame["input_hash"].isin(have[label])]
@@ -448,18 +439,32 @@ def _quality(config: RunConfig, store: ResultsStore, executor, outputs: dict[str
         q.insert(1, "id", frame["id"].to_numpy())
         q["rate"] = frame["rate"].to_numpy()
         frames.append(q)
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    ctx.tables["quality"] = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-def _defend(config: RunConfig, executor, texts: dict[str, str], progress: bool, failures: list) -> dict[str, dict]:
-    """Each defense's output for every scored text: {defense: {text hash: defended text}}. A
-    defense is cheap and deterministic, so its outputs are recomputed, not stored; their scores are."""
-    work = [StageWork(jobs.defense_job(spec.name, spec.params, config.job_resources("defense", "task")),
-                      missing_batches(texts, (), max(config.batch_size, 1) * 4)) for spec in config.defenses]
-    stages = run_stages(executor, work, progress=progress, name="defenses")
-    for stage in stages:
-        failures.extend(stage.failures)
-    return {spec.name: stage.results for spec, stage in zip(config.defenses, stages)}
+def finish_stage(ctx: RunContext) -> None:
+    """The failures table (and its note), the inputs later commands check the dataset against, and the tables
+    stored as the run's."""
+    failures = ctx.failures
+    if failures:
+        from humanize._secrets import scrub_secrets
+
+        # messages are scrubbed where they are made; this is the second defence, before anything is stored
+        failures[:] = [replace(f, error=scrub_secrets(f.error)) for f in failures]
+        ids = dict(zip(ctx.scored_rows["text_hash"], ctx.scored_rows["id"]))
+        for hashes in ctx.defended_hashes.values():  # a defended text's failure is its undefended text's document's
+            ids.update((dh, ids.get(h)) for h, dh in hashes.items() if dh not in ids)
+        ctx.tables["failures"] = failure_rows(failures, ids)
+        ctx.notes.append(f"{len(failures)} document(s) failed and are left out of the tables (see the run's "
+                         f"'failures' table); a rerun retries them: {failures[0].job}: {failures[0].error}")
+        warnings.warn(ctx.notes[-1], RuntimeWarning, stacklevel=3)
+    ctx.store.put_inputs(ctx.run_id, input_pairs(ctx.sample.rows))  # what later commands that re-read the dataset check
+    ctx.store.finish_run(ctx.run_id, ctx.tables)
+
+
+#: The stages of a run, in order (the module docstring's steps): :func:`run` builds the run's context
+#: (:class:`.context.RunContext`: its plans, built once) and hands it to each.
+STAGES = (start_stage, attack_stage, defense_stage, score_stage, evaluate_stage, quality_stage, finish_stage)
 
 
 def run(config: RunConfig, *, progress: bool = True, executor=None, release_models: bool = False) -> RunResult:
@@ -472,7 +477,7 @@ def run(config: RunConfig, *, progress: bool = True, executor=None, release_mode
     Gemma and Qwen are not held through the detector stage; the CLI sets it). Off by default: a process
     that runs again (a test session, a notebook) keeps each model loaded once.
     """
-    config.validate()
+    meter = config.validate_for_run()
     run_id = hashlib.blake2b(config.key().encode(), digest_size=8).hexdigest()
     rows = sample_rows(config)  # a filter the loader rejects fails here, before the store is touched
     test = rows[rows["split"] == "test"]
@@ -486,103 +491,12 @@ def run(config: RunConfig, *, progress: bool = True, executor=None, release_mode
         executor = get_executor(config.executor, address=config.ray_address, max_retries=config.max_retries)
     try:
         with ResultsStore(config.db) as store, store.commit_every(1.0):
-            return _run(config, run_id, rows, store, executor, progress, release_models)
+            ctx = plan_run(config, run_id, rows, store, executor, meter=meter, progress=progress,
+                           release_models=release_models)
+            for stage in STAGES:
+                stage(ctx)
+            return RunResult(run_id, ctx.tables, str(config.db), ctx.work, corrupt=list(store.corrupt),
+                             warnings=ctx.notes, failures=ctx.failures, manifest=ctx.manifest)
     finally:
         if own:
             executor.close()
-
-
-def _run(config: RunConfig, run_id: str, rows: pd.DataFrame, store: ResultsStore, executor,
-         progress: bool, release_models: bool = False) -> RunResult:
-    work = {"attacked": 0, "scored": 0, "quality": 0, "fitted": 0}
-    failures: list = []
-    every_row = rows  # what the manifest and the inputs table record (the dataset's attacked rows included)
-    is_clean = rows["attack"].fillna(CLEAN) == CLEAN
-    given = rows[~is_clean & (rows["split"] == "test")]  # the dataset's own attacked rows (attacks = "as-given")
-    rows = rows[is_clean]
-    test, train = rows[rows["split"] == "test"], rows[rows["split"] == "train"]
-    # the texts the configured attacks rewrite: the machine test texts, and with attack_human the human ones too
-    machine = test if config.attack_human else test[test["label"] == "machine"]
-    targets = _run_targets(config, train)
-    attack_plan = _attack_plan(config, targets)
-    plan = _detector_plan(config, train, targets)
-    meter = _quality_meter(config) if config.quality else None
-    manifest = build_manifest(config, run_id, every_row, attack_plan,
-                              [(spec, det, key) for spec, _, key, _, det in plan], meter)
-    store.start_run(run_id, {**config.to_dict(), "manifest": manifest})
-    # attack models that a detector or the perplexity meter also scores with (issue #19 §4): said first
-    shared = model_sharing.shared_models(*model_sharing.run_components(config, meter))
-    for item in shared:
-        warnings.warn(item.message(), RuntimeWarning, stacklevel=3)
-    if plan and callable(getattr(executor, "warm", None)):
-        # a cluster may start the first detector's workers while the last attack tasks run
-        executor.warm(plan[0][3])
-    keep = _keep_models(attack_plan, [det for *_, det in plan] + list(targets.values())
-                        + ([meter] if meter is not None else [])) if release_models else None
-    outputs = _run_attacks(config, store, executor, machine, attack_plan, progress, work, failures, keep)
-    texts = dict(zip(test["text_hash"], test["generation"]))
-    texts.update(zip(given["text_hash"], given["generation"]))
-    for frame in outputs.values():
-        texts.update(zip(frame["text_hash"], frame["text"]))
-    defended = _defend(config, executor, texts, progress, failures)
-    defended_by_hash = {name: {h: text_hash(t) for h, t in d.items()} for name, d in defended.items()}
-    groups = [texts, *({defended_by_hash[name][h]: t for h, t in d.items()} for name, d in defended.items())]
-    detector_cost: list = []
-    scores = _score_all(config, store, executor, groups, train, plan, progress, work, failures, detector_cost)
-
-    # RAID's slice keys, for protocol "raid" (other runs' tables keep their columns)
-    keys = [c for c in RAID_KEYS if c in test.columns] if config.protocol == "raid" else []
-    base = test[["id", "label", "domain", "text_hash", *keys]].assign(attack=CLEAN, adv_source_id=test["id"])
-    label_of = dict(zip(test["id"], test["label"]))
-    extra_of = {k: dict(zip(test["id"], test[k])) for k in keys}
-    attacked = [
-        f[["id", "domain", "text_hash", "attack"]].assign(label=f["id"].map(label_of), adv_source_id=f["id"],
-                                                          **{k: f["id"].map(extra_of[k]) for k in keys})
-        for f in outputs.values()
-    ]
-    if not given.empty:
-        attacked.append(given[["id", "label", "domain", "text_hash", "attack", "adv_source_id", *keys]])
-    every = pd.concat([base, *attacked], ignore_index=True)
-    score_table = score_rows(every, scores, defended)
-    metrics = evaluate_defenses(score_table, config)
-    # the cost and quality of an attack are read on the machine texts it rewrote (attack_human: humans too,
-    # scored, but not in these tables)
-    outputs = {label: f[f["id"].map(label_of) == "machine"] for label, f in outputs.items()}
-    cost = cost_rows(outputs)
-    # which detector guided each attack (a run detector's label, or "<name> (own)"): transfer is read off one table
-    guides = {label: guide_label(attack, targets) for _, label, attack, _ in attack_plan}
-    if any(guides.values()):
-        metrics["guide"] = metrics["attack"].map(guides)
-        if not cost.empty:
-            cost["guide"] = cost["attack"].map(guides)
-    notes = mixed_machines(cost)
-    for note in notes:
-        warnings.warn(note, RuntimeWarning, stacklevel=3)
-    notes = [s.message() for s in shared] + notes
-    if every_row.attrs.get("split_note"):  # duplicate texts in the sample (humanize._split.group_split)
-        notes.append(every_row.attrs["split_note"])
-        warnings.warn(notes[-1], RuntimeWarning, stacklevel=3)
-    tables = {"metrics": metrics, "scores": score_table, "cost": cost,
-              "detector_cost": pd.DataFrame(detector_cost, columns=DETECTOR_COST_COLUMNS)}
-    if config.protocol == "raid":  # every slice of RAID's evaluator (domain x attack x model x ...), undefended
-        tables["raid_slices"] = raid_slice_table(score_table, config)
-    if shared:
-        tables["warnings"] = model_sharing.sharing_table(shared)
-    if config.quality:
-        tables["quality"] = _quality(config, store, executor, outputs, progress, work, failures, meter)
-    if failures:
-        from humanize._secrets import scrub_secrets
-
-        # messages are scrubbed where they are made; this is the second defence, before anything is stored
-        failures[:] = [replace(f, error=scrub_secrets(f.error)) for f in failures]
-        ids = dict(zip(every["text_hash"], every["id"]))
-        for hashes in defended_by_hash.values():  # a defended text's failure is its undefended text's document's
-            ids.update((dh, ids.get(h)) for h, dh in hashes.items() if dh not in ids)
-        tables["failures"] = failure_rows(failures, ids)
-        notes.append(f"{len(failures)} document(s) failed and are left out of the tables (see the run's "
-                     f"'failures' table); a rerun retries them: {failures[0].job}: {failures[0].error}")
-        warnings.warn(notes[-1], RuntimeWarning, stacklevel=3)
-    store.put_inputs(run_id, input_pairs(every_row))  # what later commands that re-read the dataset check against
-    store.finish_run(run_id, tables)
-    return RunResult(run_id, tables, str(config.db), work, corrupt=list(store.corrupt), warnings=notes,
-                     failures=failures, manifest=manifest)

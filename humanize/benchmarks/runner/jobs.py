@@ -311,25 +311,6 @@ def detector_job(label: str, detector, train, resources: dict) -> Job:
 
 
 # -- quality ---------------------------------------------------------------------------------------
-def quality_kwargs(config) -> dict:
-    kwargs = {"device": config.device, **config.quality_params}
-    if config.quality_lm:
-        kwargs["lm"] = config.quality_lm
-    if config.quality_encoder:
-        kwargs["encoder"] = config.quality_encoder
-    if kwargs.get("custom"):  # the meters themselves travel to the workers (a plug-in's need no file there)
-        from humanize.quality.custom import build_meters
-
-        kwargs["custom"] = build_meters(kwargs["custom"])
-    return kwargs
-
-
-def build_quality_meter(kwargs: dict):
-    from humanize.quality import QualityMeter
-
-    return QualityMeter(**kwargs)
-
-
 def ship_quality_meter(meter):
     """The job's state: the quality meter the driver built once for the run, shipped as it is."""
     return meter
@@ -368,12 +349,6 @@ def quality_job(meter, resources: dict) -> Job:
 
 
 # -- defenses --------------------------------------------------------------------------------------
-def build_defense(name: str, params: dict):
-    from humanize.defenses import get as get_defense
-
-    return get_defense(name, **params)
-
-
 def ship_defense(defense):
     """The job's state: the defense the driver built (a plug-in's included), shipped as it is."""
     return defense
@@ -383,6 +358,7 @@ def defend_texts(defense, texts: list[str]) -> list[str]:
     return [defense(t) for t in texts]
 
 
-def defense_job(name: str, params: dict, resources: dict) -> Job:
-    return Job(f"defense {name}", partial(ship_defense, build_defense(name, dict(params))), defend_texts,
-               kind="task", resources=dict(resources))
+def defense_job(name: str, defense, resources: dict) -> Job:
+    """``defense``: the run's defense, built once by the driver (:class:`~.context.DefensePlan`)."""
+    return Job(f"defense {name}", partial(ship_defense, defense), defend_texts, kind="task",
+               resources=dict(resources))

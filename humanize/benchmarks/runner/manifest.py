@@ -85,10 +85,10 @@ def sample_digest(rows) -> str:
     return h.hexdigest()
 
 
-def build_manifest(config, run_id: str, rows, attacks: list, detectors: list, quality_meter=None) -> dict:
-    """The manifest of a run about to start.
-
-    ``attacks``: ``(spec, label, attack, store key)``; ``detectors``: ``(spec, detector, store key)``.
+def build_manifest(config, run_id: str, rows, attacks, detectors, defenses=(), quality_meter=None) -> dict:
+    """The manifest of a run about to start, from its plans (:mod:`.context`): ``attacks``, ``detectors`` and
+    ``defenses``, its :class:`~.context.AttackPlan`, :class:`~.context.DetectorPlan` and
+    :class:`~.context.DefensePlan` records (the very objects its jobs ship); ``quality_meter``: its meter or None.
     """
     from humanize import attacks as attack_registry
     from humanize import detectors as detector_registry
@@ -99,34 +99,35 @@ def build_manifest(config, run_id: str, rows, attacks: list, detectors: list, qu
     from ..data import _registry as dataset_registry
 
     attack_entries = []
-    for spec, label, attack, key in attacks:
+    for plan in attacks:
+        spec, attack = plan.spec, plan.attack
         entry = component_entry(attack, name=spec.name, registry=attack_registry)
         rate = getattr(attack, "rate", None)
-        entry.update(label=label, key=key, attack_name=attack.name,
+        entry.update(label=plan.label, key=plan.key, attack_name=attack.name,
                      rate=float(rate) if isinstance(rate, (int, float)) and not isinstance(rate, bool) else None,
                      config=_jsonable({"name": spec.name, "params": spec.params, "rates": spec.rates,
                                        "label": spec.label}))
         attack_entries.append(entry)
     detector_entries = []
-    for spec, detector, key in detectors:
+    for plan in detectors:
+        spec, detector = plan.spec, plan.detector
         entry = component_entry(detector, name=spec.name, registry=detector_registry)
-        entry.update(label=spec.base_label(), key=key, learnable=bool(getattr(detector, "learnable", False)),
+        entry.update(label=plan.label, key=plan.key, learnable=bool(getattr(detector, "learnable", False)),
                      config=_jsonable({"name": spec.name, "params": spec.params, "label": spec.label}))
         detector_entries.append(entry)
-    defenses = []
-    if config.defenses:
+    defense_entries = []
+    if defenses:
         from humanize import defenses as defense_registry
 
-        for spec in config.defenses:
-            defense = defense_registry.get(spec.name, **spec.params)
-            defenses.append(component_entry(defense, name=spec.name, registry=defense_registry))
+        defense_entries = [component_entry(plan.defense, name=plan.spec.name, registry=defense_registry)
+                           for plan in defenses]
     counts = {f"{split}_{label}": int(((rows["split"] == split) & (rows["label"] == label)).sum())
               for split in ("train", "test") for label in ("human", "machine")}
     dataset = {"name": config.dataset, "origin": _origin(dataset_registry, config.dataset),
                "filters": _jsonable(config.filters), "n": config.n, "train_fraction": config.train_fraction,
                "sample": {**counts, "digest": sample_digest(rows)}}
     out = {"format": FORMAT, "run_id": run_id, "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-           "attacks": attack_entries, "detectors": detector_entries, "defenses": defenses, "dataset": dataset,
+           "attacks": attack_entries, "detectors": detector_entries, "defenses": defense_entries, "dataset": dataset,
            "seeds": {"seed": config.seed, "sampling_seed": sampling_seed(config.seed)},
            "plugins": loaded_plugins(), "versions": _versions(), "machine": machine_description(),
            "command": " ".join(sys.argv[:1] + [a for a in sys.argv[1:]])[:2000]}

@@ -22,8 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Optional
 
-__all__ = ["SharedModel", "component_models", "shared_models", "run_components",
-           "sharing_table", "SKIPPED_PARAMS"]
+__all__ = ["SharedModel", "component_models", "shared_models", "sharing_table", "SKIPPED_PARAMS"]
 
 #: Parameters whose models are the attack's threat model, not its own (see the module docstring).
 SKIPPED_PARAMS = ("target", "surrogate")
@@ -130,36 +129,6 @@ def _safe_models(component: Any, only: Optional[tuple] = None) -> list[tuple[str
         return component_models(component, only=only)
     except Exception:  # noqa: BLE001 - a warning must never stop a run; the run reports a broken component
         return []
-
-
-def run_components(config, meter: Any = None) -> tuple[dict, dict, Any]:
-    """The attacks (label -> attack), detectors and quality meter of a run config (nothing loaded); ``meter``: the
-    run's quality meter when the caller built it already (else built here).
-
-    A θ sweep varies the rate only, never a model: its first θ stands for it, under the spec's label.
-    """
-    from . import jobs
-
-    attacks = {}
-    targets = config.validation_targets()
-    for spec in config.attacks:
-        try:
-            attacks[spec.base_label()] = spec.build(config.seed, spec.expand()[0][1], config.train_fraction,
-                                                    targets=targets)
-        except Exception:  # noqa: BLE001 - the attack stage reports a spec that does not build
-            continue
-    detectors = {}
-    for spec in config.detectors:
-        try:
-            detectors[spec.base_label()] = spec.build(config.device)
-        except Exception:  # noqa: BLE001 - as above
-            continue
-    if meter is None and config.quality:
-        try:
-            meter = jobs.build_quality_meter(jobs.quality_kwargs(config))
-        except Exception:  # noqa: BLE001
-            meter = None
-    return attacks, detectors, meter
 
 
 def sharing_table(shared: list[SharedModel]):

@@ -4,10 +4,11 @@ cluster (issue #13 §1). Checked before any work, with a :class:`ConfigError` na
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import ClassVar
 
 from humanize.exceptions import ConfigError
-from .attack_spec import is_number, show
+from .specs import ComponentSpec, is_number, show
 
 #: What one worker of a job may ask of a cluster (Ray's names; ``num_gpus`` may be a fraction).
 RESOURCE_KEYS = ("num_cpus", "num_gpus", "memory")
@@ -19,37 +20,28 @@ EXECUTION_KEYS = ("executor", "ray_address", "max_retries", "resources", "plugin
 
 
 @dataclass
-class DefenseSpec:
+class DefenseSpec(ComponentSpec):
     """A test-time defense (:mod:`humanize.defenses`) applied to every scored text."""
 
-    name: str
-    params: dict = field(default_factory=dict)
+    kind: ClassVar[str] = "defense"
+    registry_module: ClassVar[str] = "humanize.defenses"
 
 
 def check_defenses(defenses: list) -> None:
     """Every defense is a known name with parameters its constructor accepts, configured once."""
     if not defenses:
         return
-    from humanize.defenses import get as get_defense
-    from humanize.defenses import resolve as resolve_defense
-
     seen = set()
     for spec in defenses:
         if not isinstance(spec, DefenseSpec):
             raise ConfigError(f"each defense must be a DefenseSpec, got {show(spec)}")
-        if not isinstance(spec.name, str):
-            raise ConfigError(f"defense name must be a str, got {show(spec.name)}")
-        try:
-            resolve_defense(spec.name)
-        except (TypeError, ValueError) as err:
-            raise ConfigError(str(err)) from None
+        spec.check()
+        spec.component_class()
         if spec.name in seen:
             raise ConfigError(f"defense {spec.name!r} is configured twice; a run applies each defense once")
         seen.add(spec.name)
-        if not isinstance(spec.params, dict):
-            raise ConfigError(f"defense {spec.name!r}: params must be a table, got {show(spec.params)}")
         try:
-            get_defense(spec.name, **spec.params)
+            spec.build_component()
         except (TypeError, ValueError) as err:
             raise ConfigError(f"defense {spec.name!r}: {err}") from None
 
