@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -13,6 +14,10 @@ import pandas as pd
 from humanize.cli.common import (DEFAULT_OUT, detector_spec, executor_arguments, expected_errors, int_at_least,
                                  load_plugin_args, load_plugins_for_run, one_line, open_fraction, parse_spec,
                                  parse_value, plugin_argument, quiet_model_loading, terminal_table)
+
+#: The start of the demo's last line: this call's seconds per stage as JSON (``RunResult.stage_seconds`` and the
+#: report's), ``{"attacks": {"wall_s": .., "cpu_s": ..}, ...}``, read by ``benchmarks/bench_first_run.py``.
+STAGE_SECONDS_PREFIX = "stage seconds: "
 
 def _print_tables(report: dict[str, pd.DataFrame]) -> None:
     from humanize.benchmarks.reporting._escape import terminal_text
@@ -175,14 +180,19 @@ def _cmd_demo(args) -> int:
     except expected_errors() as err:
         print(f"humanize-bench demo: {one_line(err)}", file=sys.stderr)
         return 2
+    wall, cpu = time.perf_counter(), time.process_time()
     report = build_report(result.tables, n=args.n)
     _print_tables(report)
     _warn_too_small(result.tables, args.n, "demo")
     plots = plot_all(result.tables, out / "plots")
     files = export_report(report, out / "report", figures=figure_captions(result.tables))
+    seconds = {**result.stage_seconds, "report": {"wall_s": time.perf_counter() - wall,
+                                                  "cpu_s": time.process_time() - cpu}}
     print(f"\nreport: {out / 'report' / 'report.md'} (+{len(files) - 1} CSV, JSON and LaTeX files); "
           f"plots: {len(plots)} files in {out / 'plots'}; results database: {result.store}")
     print(f"computed this time: {result.work}")
+    # one JSON line, for scripts (benchmarks/bench_first_run.py): this call's seconds per stage, warm-ups included
+    print(STAGE_SECONDS_PREFIX + json.dumps({k: {m: round(v, 3) for m, v in d.items()} for k, d in seconds.items()}))
     return 0
 
 

@@ -27,8 +27,10 @@ configuration does no model work at all. A document whose work raises is reporte
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import math
+import time
 import warnings
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -72,6 +74,10 @@ class RunResult:
     failures: list = field(default_factory=list)
     #: what ran (:mod:`.manifest`): components, fingerprints, sample, seeds, versions, machine
     manifest: dict = field(default_factory=dict)
+    #: this call's seconds per stage (``attacks``, ``defenses``, ``scoring``, ``evaluation``, ``quality``), each
+    #: ``{"wall_s", "cpu_s"}`` (``cpu_s``: this process's CPU seconds, every thread; an executor's worker processes
+    #: are not in it), warm-ups included; measured, not stored: a cached rerun shows its own (small) figures
+    stage_seconds: dict = field(default_factory=dict)
 
     @property
     def metrics(self) -> pd.DataFrame:
@@ -492,9 +498,22 @@ def run(config: RunConfig, *, progress: bool = True, executor=None, release_mode
             executor.close()
 
 
+@contextlib.contextmanager
+def _timed(seconds: dict, stage: str):
+    """Add the block's wall and process CPU seconds to ``seconds[stage]``."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    try:
+        yield
+    finally:
+        got = seconds.setdefault(stage, {"wall_s": 0.0, "cpu_s": 0.0})
+        got["wall_s"] += time.perf_counter() - wall
+        got["cpu_s"] += time.process_time() - cpu
+
+
 def _run(config: RunConfig, run_id: str, rows: pd.DataFrame, store: ResultsStore, executor,
          progress: bool, release_models: bool = False) -> RunResult:
     work = {"attacked": 0, "scored": 0, "quality": 0, "fitted": 0}
+    seconds: dict = {}
     failures: list = []
     every_row = rows  # what the manifest and the inputs table record (the dataset's attacked rows included)
     is_clean = rows["attack"].fillna(CLEAN) == CLEAN
@@ -519,16 +538,19 @@ def _run(config: RunConfig, run_id: str, rows: pd.DataFrame, store: ResultsStore
         executor.warm(plan[0][3])
     keep = _keep_models(attack_plan, [det for *_, det in plan] + list(targets.values())
                         + ([meter] if meter is not None else [])) if release_models else None
-    outputs = _run_attacks(config, store, executor, machine, attack_plan, progress, work, failures, keep)
+    with _timed(seconds, "attacks"):
+        outputs = _run_attacks(config, store, executor, machine, attack_plan, progress, work, failures, keep)
     texts = dict(zip(test["text_hash"], test["generation"]))
     texts.update(zip(given["text_hash"], given["generation"]))
     for frame in outputs.values():
         texts.update(zip(frame["text_hash"], frame["text"]))
-    defended = _defend(config, executor, texts, progress, failures)
+    with _timed(seconds, "defenses"):
+        defended = _defend(config, executor, texts, progress, failures)
     defended_by_hash = {name: {h: text_hash(t) for h, t in d.items()} for name, d in defended.items()}
     groups = [texts, *({defended_by_hash[name][h]: t for h, t in d.items()} for name, d in defended.items())]
     detector_cost: list = []
-    scores = _score_all(config, store, executor, groups, train, plan, progress, work, failures, detector_cost)
+    with _timed(seconds, "scoring"):
+        scores = _score_all(config, store, executor, groups, train, plan, progress, work, failures, detector_cost)
 
     # RAID's slice keys, for protocol "raid" (other runs' tables keep their columns)
     keys = [c for c in RAID_KEYS if c in test.columns] if config.protocol == "raid" else []
@@ -543,8 +565,9 @@ def _run(config: RunConfig, run_id: str, rows: pd.DataFrame, store: ResultsStore
     if not given.empty:
         attacked.append(given[["id", "label", "domain", "text_hash", "attack", "adv_source_id", *keys]])
     every = pd.concat([base, *attacked], ignore_index=True)
-    score_table = score_rows(every, scores, defended)
-    metrics = evaluate_defenses(score_table, config)
+    with _timed(seconds, "evaluation"):
+        score_table = score_rows(every, scores, defended)
+        metrics = evaluate_defenses(score_table, config)
     # the cost and quality of an attack are read on the machine texts it rewrote (attack_human: humans too,
     # scored, but not in these tables)
     outputs = {label: f[f["id"].map(label_of) == "machine"] for label, f in outputs.items()}
@@ -569,7 +592,8 @@ def _run(config: RunConfig, run_id: str, rows: pd.DataFrame, store: ResultsStore
     if shared:
         tables["warnings"] = model_sharing.sharing_table(shared)
     if config.quality:
-        tables["quality"] = _quality(config, store, executor, outputs, progress, work, failures, meter)
+        with _timed(seconds, "quality"):
+            tables["quality"] = _quality(config, store, executor, outputs, progress, work, failures, meter)
     if failures:
         from humanize._secrets import scrub_secrets
 
@@ -585,4 +609,4 @@ def _run(config: RunConfig, run_id: str, rows: pd.DataFrame, store: ResultsStore
     store.put_inputs(run_id, input_pairs(every_row))  # what later commands that re-read the dataset check against
     store.finish_run(run_id, tables)
     return RunResult(run_id, tables, str(config.db), work, corrupt=list(store.corrupt), warnings=notes,
-                     failures=failures, manifest=manifest)
+                     failures=failures, manifest=manifest, stage_seconds=seconds)
