@@ -3,11 +3,17 @@ embedded demo set, with a summary, a report and plots (offline, CPU)."""
 
 from __future__ import annotations
 
+import json
 import sys
+import time
 from pathlib import Path
 
 from humanize.cli.common import (DEFAULT_OUT, executor_arguments, expected_errors, int_at_least, one_line,
                                  print_tables, quiet_model_loading, warn_too_small)
+
+#: The start of the demo's last line: this call's seconds per stage as JSON (``RunResult.stage_seconds`` and the
+#: report's), ``{"attacks": {"wall_s": .., "cpu_s": ..}, ...}``, read by ``benchmarks/bench_first_run.py``.
+STAGE_SECONDS_PREFIX = "stage seconds: "
 
 
 def _cmd_demo(args) -> int:
@@ -30,14 +36,19 @@ def _cmd_demo(args) -> int:
     except expected_errors() as err:
         print(f"humanize-bench demo: {one_line(err)}", file=sys.stderr)
         return 2
+    wall, cpu = time.perf_counter(), time.process_time()
     report = build_report(result.tables, n=args.n)
     print_tables(report)
     warn_too_small(result.tables, args.n, "demo")
     plots = plot_all(result.tables, out / "plots")
     files = export_report(report, out / "report", figures=figure_captions(result.tables))
+    seconds = {**result.stage_seconds, "report": {"wall_s": time.perf_counter() - wall,
+                                                  "cpu_s": time.process_time() - cpu}}
     print(f"\nreport: {out / 'report' / 'report.md'} (+{len(files) - 1} CSV, JSON and LaTeX files); "
           f"plots: {len(plots)} files in {out / 'plots'}; results database: {result.store}")
     print(f"computed this time: {result.work}")
+    # one JSON line, for scripts (benchmarks/bench_first_run.py): this call's seconds per stage, warm-ups included
+    print(STAGE_SECONDS_PREFIX + json.dumps({k: {m: round(v, 3) for m, v in d.items()} for k, d in seconds.items()}))
     return 0
 
 

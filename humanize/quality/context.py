@@ -31,11 +31,16 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["CONTEXT_THRESHOLD", "context_deltas", "sentence_spans"]
+__all__ = ["CONTEXT_THRESHOLD", "context_deltas", "sentence_spans", "PACKED_CONTEXT_ENV"]
+
+#: Set to ``0`` to run every swap's variant whole instead of as a branch of its original (the path before
+#: issue #38), for before/after benchmarks; the values agree up to float rounding.
+PACKED_CONTEXT_ENV = "HUMANIZE_PACKED_CONTEXT"
 
 #: A swap fits its context for the meter when ``delta >= CONTEXT_THRESHOLD`` nats under the meter's model
 #: (SmolLM2-135M). Chosen on the 137 swaps of ``tests/quality/data/context_swaps.json``, labelled by reading
@@ -45,6 +50,11 @@ CONTEXT_THRESHOLD = -3.0
 
 #: kept logits per forward pass (a row of Gemma's logits is 1 MiB in float32)
 _MAX_KEPT = 96
+#: the packed path (:func:`_packed_logprobs`): at most this many bytes of float32 logits per forward pass, this
+#: many tokens (padding included) per batch, and this many per packed row (an original window and its variants)
+_KEPT_BYTES = 1 << 27
+_BATCH_TOKENS = 4096
+_ROW_TOKENS = 1024
 
 
 @functools.lru_cache(maxsize=256)
@@ -78,13 +88,19 @@ def _window(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def context_deltas(items: Sequence[tuple[str, int, int, str]], lm: Any, *, device: Any = None,
-                   cost: Any = None) -> np.ndarray:
+                   cost: Any = None, packed: bool | None = None) -> np.ndarray:
     """``delta`` (module docstring) for each ``(text, start, end, replacement)``: ``text[start:end]``
     replaced by ``replacement``, in nats under the causal LM ``lm`` (a name or a loaded model).
 
-    Batched: one sequence per distinct original window and one per swap, left-padded, only the
-    logits of the scored tokens computed. NaN where the word's span reaches no scored token.
-    ``cost``, when given, is called with ``forward_passes=``, ``queries=`` and ``lm_tokens=``.
+    Each distinct original window goes through the model once, and each swap's variant only from the
+    first token where it differs, as a branch of its original in one packed sequence
+    (:func:`_packed_logprobs`: the shared tokens before the word are not run again per swap); packed rows
+    are batched by length within a token budget, only the logits of the scored tokens computed.
+    ``packed=False`` (default: on unless ``$HUMANIZE_PACKED_CONTEXT`` is ``0``), or a model whose attention takes no custom mask (not ``sdpa`` or ``eager``, or a
+    sliding window shorter than a window), runs every variant whole instead (:func:`_token_logprobs`): the
+    same values up to float rounding. NaN where the word's span reaches no scored token. The model's
+    batches are counted in ``lm_stats.cache_info()["passes"]["context"]``. ``cost``, when given, is
+    called with ``forward_passes=``, ``queries=`` and ``lm_tokens=``.
     """
     from humanize.quality.perplexity import get_lm
 
@@ -94,7 +110,7 @@ def context_deltas(items: Sequence[tuple[str, int, int, str]], lm: Any, *, devic
     model = get_lm(lm, device)
     seqs: dict[str, int] = {}  # window text -> row
     rows_text: list[str] = []
-    jobs = []  # (original row, variant row, cut in window, cut in variant)
+    jobs = []  # (original row, variant row, cut in window)
     for text, start, end, repl in items:
         lo, hi = _window(text, start, end)
         orig = text[lo:hi]
@@ -109,7 +125,16 @@ def context_deltas(items: Sequence[tuple[str, int, int, str]], lm: Any, *, devic
     for o, v, cut in jobs:
         first_cut[o] = min(first_cut[o], cut)
         first_cut[v] = min(first_cut[v], cut)
-    per_token = _token_logprobs(model, rows_text, first_cut, cost)
+    originals = {o for o, _, _ in jobs}
+    parent: list = [None] * len(rows_text)  # a variant's original window (a row that is also an original has none)
+    for o, v, _ in jobs:
+        if v not in originals and parent[v] is None:
+            parent[v] = o
+    if packed is None:
+        packed = os.environ.get(PACKED_CONTEXT_ENV, "1").strip() != "0"
+    per_token = _packed_logprobs(model, rows_text, first_cut, parent, cost) if packed else None
+    if per_token is None:
+        per_token = _token_logprobs(model, rows_text, first_cut, cost)
     out = np.empty(len(jobs))
     for j, (o, v, cut) in enumerate(jobs):
         a = _tail(per_token[o], cut)
@@ -127,11 +152,161 @@ def _tail(row: tuple[np.ndarray, np.ndarray], cut: int) -> float:
     return float(lps[pick].sum())
 
 
+def _packed_logprobs(model, texts: list[str], cuts: list[float], parent: list, cost):
+    """:func:`_token_logprobs`'s values, each variant computed as a branch of its original window.
+
+    ``parent[t]``: the row of the original window that row ``t`` (a variant) was made from, or None for an
+    original. A variant shares its token ids with its original up to the swapped word; those tokens are not run
+    again: its remaining tokens follow the original's in one packed sequence, with the position ids they have in
+    the variant and an attention mask that lets them see the original's tokens before the branch point and their
+    own earlier tokens only. By causality every log-probability is the one a pass over the variant alone gives,
+    up to float rounding. Packed rows are sorted by length and batched within a token budget. None where the
+    model's attention cannot take such a mask (then :func:`_token_logprobs` runs)."""
+    import torch
+
+    from humanize.models.scoring import STATISTICS_CACHE, encode_for_scoring
+
+    net = model.model
+    config = getattr(net, "config", None)
+    impl = getattr(config, "_attn_implementation", None)
+    if impl not in ("sdpa", "eager"):
+        return None
+    ids, spans, has_bos = encode_for_scoring(model, texts, offsets=True)
+    window = _sliding_window(config)
+    if window is not None and max(len(s) for s in ids) > window:
+        return None  # a sliding-window layer would mask what the packed mask lets through
+    shift = int(has_bos)
+    need, out = [], []
+    for t, (seq, sp) in enumerate(zip(ids, spans)):
+        ends = sp[:, 1] if len(sp) else np.zeros(0, dtype=np.int64)
+        need.append(min(int((ends > cuts[t]).sum()), len(seq) - 1))
+        out.append((ends, np.full(len(ends), np.nan)))
+    # the branches of each original: (row, branch point b); the branch runs ids[row][b:] at positions b, b+1, ...
+    branches: dict[int, list[tuple[int, int]]] = {}
+    for t, o in enumerate(parent):
+        if o is None or need[t] == 0:
+            continue
+        first = len(ids[t]) - need[t]  # the first target whose log-probability is needed
+        lcp = _common_prefix(ids[t], ids[o])
+        branches.setdefault(o, []).append((t, max(0, min(lcp, first) - 1)))
+    # packed rows: (trunk row, trunk tokens, whether its own logits are needed, branches)
+    rows = []
+    for o in sorted(set(branches) | {t for t in range(len(texts)) if parent[t] is None and need[t] > 0}):
+        todo, own = branches.get(o, []), parent[o] is None and need[o] > 0
+        while True:  # a trunk with more branches than one row holds is repeated in the next row
+            part, length = [], len(ids[o])
+            while todo and (not part or length + len(ids[todo[0][0]]) - todo[0][1] <= _ROW_TOKENS):
+                t, b = todo.pop(0)
+                part.append((t, b))
+                length += len(ids[t]) - b
+            rows.append((o, len(ids[o]) if own else max(b for _, b in part), own, part))
+            own = False
+            if not todo:
+                break
+    # each packed row: ids, position ids, query groups, and the (row position, target id, text, token) to read
+    packed = []
+    for o, trunk, own, part in rows:
+        tok = list(ids[o][:trunk])
+        pos = list(range(trunk))
+        spans_ = []  # (start in row, branch point, length)
+        reads = []  # (row position predicting, target id, text row, token index in out[text])
+        if own:
+            for j in range(len(ids[o]) - 1 - need[o], len(ids[o]) - 1):
+                reads.append((j, ids[o][j + 1], o, j + 1 - shift))
+        for t, b in part:
+            start = len(tok)
+            tok += ids[t][b:]
+            pos += range(b, len(ids[t]))
+            spans_.append((start, b, len(ids[t]) - b))
+            for q in range(len(ids[t]) - 1 - need[t], len(ids[t]) - 1):
+                reads.append((start + q - b, ids[t][q + 1], t, q + 1 - shift))
+        packed.append((tok, pos, trunk, spans_, reads))
+    order = sorted(range(len(packed)), key=lambda r: (len(packed[r][0]), r))
+    pad = getattr(model.tokenizer, "pad_token_id", None)
+    pad = 0 if pad is None else int(pad)
+    vocab = int(getattr(config, "vocab_size", 0) or 50_000)
+    max_kept = max(1, _KEPT_BYTES // (4 * vocab))
+    i = 0
+    with torch.inference_mode():
+        while i < len(order):
+            batch = [order[i]]
+            i += 1
+            while i < len(order):
+                width = len(packed[order[i]][0])  # the longest so far: sorted by length
+                kept = max(_kept(packed[r]) for r in (*batch, order[i]))
+                if (len(batch) + 1) * width > _BATCH_TOKENS or (len(batch) + 1) * kept > max_kept:
+                    break
+                batch.append(order[i])
+                i += 1
+            width = max(len(packed[r][0]) for r in batch)
+            keep = max(_kept(packed[r]) for r in batch)
+            inp = torch.full((len(batch), width), pad, dtype=torch.long)
+            position = torch.zeros((len(batch), width), dtype=torch.long)
+            allowed = torch.zeros((len(batch), 1, width, width), dtype=torch.bool)
+            allowed[:, 0].diagonal(dim1=-2, dim2=-1).fill_(True)  # a padding query sees itself: no empty softmax
+            tokens = 0
+            for r, k in enumerate(batch):
+                tok, pos, trunk, spans_, _ = packed[k]
+                off = width - len(tok)  # left padding: the kept logits are every row's last positions
+                tokens += len(tok)
+                inp[r, off:] = torch.as_tensor(tok, dtype=torch.long)
+                position[r, off:] = torch.as_tensor(pos, dtype=torch.long)
+                allowed[r, 0, off:off + trunk, off:off + trunk] = torch.ones(trunk, trunk, dtype=torch.bool).tril()
+                for start, b, n in spans_:
+                    s = off + start
+                    allowed[r, 0, s:s + n, off:off + b] = True
+                    allowed[r, 0, s:s + n, s:s + n] = torch.ones(n, n, dtype=torch.bool).tril()
+            STATISTICS_CACHE.count_pass("context", rows=len(batch), width=width, tokens=tokens)
+            mask = allowed if impl == "sdpa" else \
+                torch.zeros(allowed.shape, dtype=net.dtype).masked_fill(~allowed, torch.finfo(net.dtype).min)
+            dev = model.device
+            logits = _forward(net, inp.to(dev), mask.to(dev), position.to(dev), keep).float()
+            norm = torch.logsumexp(logits, -1).cpu()
+            logits = logits.cpu()
+            if cost is not None:
+                cost(forward_passes=1, queries=sum(1 + len(packed[k][3]) for k in batch), lm_tokens=tokens)
+            at = [(r, p + keep - len(packed[k][0]), target, t, j)  # row position p is kept index p + keep - len
+                  for r, k in enumerate(batch) for p, target, t, j in packed[k][4]]
+            r_, p_, target_ = (torch.as_tensor([a[i] for a in at], dtype=torch.long) for i in range(3))
+            values = (logits[r_, p_, target_] - norm[r_, p_]).double().numpy()
+            for (_, _, _, t, j), v in zip(at, values):
+                out[t][1][j] = v
+    return out
+
+
+def _kept(row) -> int:
+    """Logit positions a packed row needs: from its first read to its end."""
+    tok, _, _, _, reads = row
+    return len(tok) - min(p for p, *_ in reads) if reads else 1
+
+
+def _common_prefix(a, b) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def _sliding_window(config):
+    """The model's sliding attention window where one of its layers uses it, else None."""
+    window = getattr(config, "sliding_window", None)
+    if not window:
+        return None
+    types = getattr(config, "layer_types", None)
+    if types is not None and "sliding_attention" not in types:
+        return None
+    if getattr(config, "use_sliding_window", True) is False:
+        return None
+    return int(window)
+
+
 def _token_logprobs(model, texts: list[str], cuts: list[float], cost) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per text: (token end offsets, log p(token | before)) for the tokens ending after ``cuts[i]`` (others NaN)."""
     import torch
 
-    from humanize.models.scoring import encode_for_scoring
+    from humanize.models.scoring import STATISTICS_CACHE, encode_for_scoring
 
     ids, spans, has_bos = encode_for_scoring(model, texts, offsets=True)
     shift = int(has_bos)
@@ -173,6 +348,7 @@ def _token_logprobs(model, texts: list[str], cuts: list[float], cost) -> list[tu
             target = inp[:, width - keep + 1:].to(logits.device)
             lp = (logits.gather(-1, target.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(logits, -1))
             lp = lp.double().cpu().numpy()
+            STATISTICS_CACHE.count_pass("context", rows=len(batch), width=width, tokens=int(mask.sum()))
             if cost is not None:
                 cost(forward_passes=1, queries=len(batch), lm_tokens=int(mask.sum()))
             for r, t in enumerate(batch):

@@ -32,8 +32,10 @@ configuration does no model work at all. A document whose work raises is reporte
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import math
+import time
 import warnings
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -79,6 +81,10 @@ class RunResult:
     failures: list = field(default_factory=list)
     #: what ran (:mod:`.manifest`): components, fingerprints, sample, seeds, versions, machine
     manifest: dict = field(default_factory=dict)
+    #: this call's seconds per stage (``attacks``, ``defenses``, ``scoring``, ``evaluation``, ``quality``), each
+    #: ``{"wall_s", "cpu_s"}`` (``cpu_s``: this process's CPU seconds, every thread; an executor's worker processes
+    #: are not in it), warm-ups included; measured, not stored: a cached rerun shows its own (small) figures
+    stage_seconds: dict = field(default_factory=dict)
 
     @property
     def metrics(self) -> pd.DataFrame:
@@ -466,6 +472,10 @@ def finish_stage(ctx: RunContext) -> None:
 #: (:class:`.context.RunContext`: its plans, built once) and hands it to each.
 STAGES = (start_stage, attack_stage, defense_stage, score_stage, evaluate_stage, quality_stage, finish_stage)
 
+#: The stages whose wall and CPU seconds :attr:`RunResult.stage_seconds` reports, by the name it gives them.
+TIMED_STAGES = {attack_stage: "attacks", defense_stage: "defenses", score_stage: "scoring",
+                evaluate_stage: "evaluation", quality_stage: "quality"}
+
 
 def run(config: RunConfig, *, progress: bool = True, executor=None, release_models: bool = False) -> RunResult:
     """Run a benchmark configuration; see the module docstring for the steps.
@@ -493,10 +503,27 @@ def run(config: RunConfig, *, progress: bool = True, executor=None, release_mode
         with ResultsStore(config.db) as store, store.commit_every(1.0):
             ctx = plan_run(config, run_id, rows, store, executor, meter=meter, progress=progress,
                            release_models=release_models)
+            seconds: dict = {}
             for stage in STAGES:
-                stage(ctx)
+                if stage in TIMED_STAGES:
+                    with _timed(seconds, TIMED_STAGES[stage]):
+                        stage(ctx)
+                else:
+                    stage(ctx)
             return RunResult(run_id, ctx.tables, str(config.db), ctx.work, corrupt=list(store.corrupt),
-                             warnings=ctx.notes, failures=ctx.failures, manifest=ctx.manifest)
+                             warnings=ctx.notes, failures=ctx.failures, manifest=ctx.manifest, stage_seconds=seconds)
     finally:
         if own:
             executor.close()
+
+
+@contextlib.contextmanager
+def _timed(seconds: dict, stage: str):
+    """Add the block's wall and process CPU seconds to ``seconds[stage]``."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    try:
+        yield
+    finally:
+        got = seconds.setdefault(stage, {"wall_s": 0.0, "cpu_s": 0.0})
+        got["wall_s"] += time.perf_counter() - wall
+        got["cpu_s"] += time.process_time() - cpu
