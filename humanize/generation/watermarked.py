@@ -10,8 +10,8 @@ on its request and seed alone, never on its batch. Order of a sampling step: the
 bias comes before the temperature as in Kirchenbauer et al. (2023): Algorithm 2 adds ``delta`` to the
 model's logits, and the paper's code passes its processor to ``generate`` as a ``logits_processor``, which
 transformers runs before its temperature warper, so at T = 0.7 the bias weighs ``delta / T``
-(Zhao et al.'s Unigram code does the same). SynthID's tournament reads the tempered distribution, as
-DeepMind's reference does (and transformers >= 4.47 for every ``watermarking_config``, issue #34630).
+(Unigram, KGW with one fixed list, follows the same order). SynthID's tournament reads the tempered distribution, as
+DeepMind's reference does (and transformers, since its issue #34630, for every ``watermarking_config``).
 The scheme's processor says which it is (``before_temperature``). The scheme's vocabulary is the
 tokenizer's (``len(tokenizer)``), which is what the detectors use by default.
 

@@ -39,7 +39,7 @@ class Unigram(Watermark):
 class FixedGreenList:
     """The green list of one Unigram configuration over one vocabulary: a boolean mask, drawn once."""
 
-    #: a logit bias, as KGW's: applied before the temperature (Zhao et al.'s code, as Kirchenbauer et al.'s)
+    #: a logit bias, as KGW's (Zhao et al. build on its generation): applied before the temperature
     before_temperature = True
 
     def __init__(self, scheme: Unigram, vocab_size: int):
