@@ -27,6 +27,7 @@ It prints
 from __future__ import annotations
 
 import argparse
+import json
 import time
 
 import numpy as np
@@ -240,39 +241,55 @@ def scrub(args, marked, human, kgw, model) -> list:
               f"valid swaps {row['valid']:.2f}{extra}  {row['s_per_text']:6.2f} s/text", flush=True)
         rows.append(row)
         zs[(attack, theta)] = z
+        if args.save:  # one JSON line per attack and θ: --replot redraws the table and figures from them
+            with open(args.save, "a", encoding="utf-8") as f:
+                f.write(json.dumps({**row, "z_texts": z.tolist(), "z_human": kh.tolist()}) + "\n")
 
     def timed(attack, texts):
         t = time.perf_counter()
         res = attack.batch(texts)
         return res, time.perf_counter() - t
 
-    for rate in args.rates:
-        for select, label in (("self_information", "SIRA self-info"), ("random", "SIRA random")):
-            a = attacks.get("self_info_rewrite", rate=rate, select=select, seed=0)
-            a.batch(base[:1])  # warm-up: both models loaded
-            report(label, rate, *timed(a, base), base)
+    # the cheap attacks first, then SIRA against random (whose comparison and figure are printed before the
+    # emoji attack, the slowest: it generates)
     for rate in args.rates:
         a = attacks.get("copy_paste", rate=rate, seed=0, human_texts=human[n_att // 2:] or human)
         report("copy_paste", rate, *timed(a, base), base)
     stolen = marked[: min(n_att, half)]
     for rate in args.rates:
         a = attacks.get("watermark_stealing", watermarked=marked[half:], rate=rate, seed=0)
-        a.batch(stolen[:1])
+        a.batch(stolen[:1])  # warm-up: the green-list statistics of the other half
         report("watermark_stealing", rate, *timed(a, stolen), stolen)
+    attacks.get("self_info_rewrite", rate=0.5, seed=0).batch(base[:1])  # warm-up: both models loaded
+    for rate in args.rates:
+        for select, label in (("self_information", "SIRA self-info"), ("random", "SIRA random")):
+            a = attacks.get("self_info_rewrite", rate=rate, select=select, seed=0)
+            report(label, rate, *timed(a, base), base)
+    sira_summary(rows, zs, kh, args.rates)
+    if args.figures:
+        print(f"  figure: {theta_figure(rows, args.figures, args.tokens)}")
     if args.emoji_n:
         gen = WatermarkedChat(model, watermark=kgw, temperature=0.7, top_p=0.95, max_new_tokens=160,
                               repetition_penalty=args.repetition_penalty, batch_size=16)
         few = base[: args.emoji_n]
-        print(f"  (emoji attack through the KGW generator: {len(few)} texts, clean mean z "
+        print(f"\n  (emoji attack through the KGW generator: {len(few)} texts, clean mean z "
               f"{kdet.score(few).mean():.2f}; at most 160 new tokens per rewritten sentence)")
         for rate in args.emoji_rates:
             a = attacks.get("emoji_attack", generator=gen, rate=rate, seed=0)
             report("emoji_attack", rate, *timed(a, few), few)
+        if args.figures:
+            print(f"  figure: {theta_figure(rows, args.figures, args.tokens)}")
+    return rows
 
+
+def sira_summary(rows, zs, kh, rates) -> None:
+    """SIRA minus random selection at each θ, paired on the same texts (the same bootstrap draws for both)."""
     print("\nSIRA (self-information) minus random selection at the same θ, paired on the same texts "
           "(95% bootstrap interval; negative: self-information scrubs more)")
-    for rate in args.rates:
-        zi, zr = zs[("SIRA self-info", rate)], zs[("SIRA random", rate)]
+    for rate in rates:
+        if ("SIRA self-info", rate) not in zs or ("SIRA random", rate) not in zs:
+            continue
+        zi, zr = np.asarray(zs[("SIRA self-info", rate)]), np.asarray(zs[("SIRA random", rate)])
         w, neg_w = _replicates(len(zi), 7), _replicates(len(kh), 8)
         d_tpr = _tpr_reps(zi, kh, w, neg_w) - _tpr_reps(zr, kh, w, neg_w)
         d_z = (w * (zi - zr)).sum(axis=1) / w.sum(axis=1)
@@ -281,9 +298,27 @@ def scrub(args, marked, human, kgw, model) -> list:
         print(f"  θ={rate:g}: ΔTPR {ri['tpr'] - rr['tpr']:+.3f} [{_ci(d_tpr)[0]:+.3f}, {_ci(d_tpr)[1]:+.3f}]   "
               f"Δ mean z {float(np.mean(zi - zr)):+.2f} [{_ci(d_z)[0]:+.2f}, {_ci(d_z)[1]:+.2f}]   "
               f"word edits {ri['edits']:.3f} vs {rr['edits']:.3f}   cosine {ri['cosine']:.3f} vs {rr['cosine']:.3f}")
+
+
+def replot(args) -> None:
+    """The scrubbing table, the SIRA-random comparison and the θ figure again, from a --save file."""
+    rows, zs, kh = [], {}, None
+    with open(args.replot, encoding="utf-8") as f:
+        for line in f:
+            r = json.loads(line)
+            zs[(r["attack"], r["theta"])], kh = np.asarray(r.pop("z_texts")), np.asarray(r.pop("z_human"))
+            rows.append(r)
+    print(f"scrubbing KGW, from {args.replot} (clean mean z {rows[0]['clean_z']:.2f})")
+    for r in rows:
+        label = f"{r['attack']} θ={r['theta']:g}"
+        print(f"  {label:<40} "
+              f"n={r['n']:<3} TPR {fmt_ci(r['tpr'], r['tpr_lo'], r['tpr_hi'])}  mean z "
+              f"{fmt_ci(r['z'], r['z_lo'], r['z_hi'], 2)}  ppl {r['ppl']:6.1f}  cosine {r['cosine']:.3f}  rouge_l "
+              f"{r['rouge_l']:.3f}  word edits {r['edits']:.3f}  valid swaps {r['valid']:.2f}  "
+              f"{r['s_per_text']:6.2f} s/text")
+    sira_summary(rows, zs, kh, sorted({r["theta"] for r in rows if r["attack"].startswith("SIRA")}))
     if args.figures:
         print(f"  figure: {theta_figure(rows, args.figures, args.tokens)}")
-    return rows
 
 
 def main(argv=None) -> None:
@@ -302,6 +337,9 @@ def main(argv=None) -> None:
     p.add_argument("--n-boot", type=int, default=2000, help="bootstrap replicates of each interval")
     p.add_argument("--figures", default=None, help="folder for the PNG figures (TPR, mean z and meaning vs θ; "
                                                    "TPR vs tokens scored)")
+    p.add_argument("--save", default=None, help="append each attack's row and z-scores to this JSON-lines file")
+    p.add_argument("--replot", default=None, help="print the scrubbing table and draw its figure from a --save "
+                                                  "file (nothing generated or attacked)")
     p.add_argument("--skip-synthid", action="store_true")
     p.add_argument("--cost-n", type=int, default=0, help="prompts of the side-by-side generation timing")
     p.add_argument("--cost-only", action="store_true", help="stop after the side-by-side generation timing")
@@ -317,6 +355,8 @@ def main(argv=None) -> None:
         Path(args.figures).mkdir(parents=True, exist_ok=True)
     global N_BOOT
     N_BOOT = args.n_boot
+    if args.replot:
+        return replot(args)
 
     from humanize import detectors
     from humanize.benchmarks.data import demo_prompts
