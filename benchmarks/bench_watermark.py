@@ -250,16 +250,9 @@ def scrub(args, marked, human, kgw, model) -> list:
         res = attack.batch(texts)
         return res, time.perf_counter() - t
 
-    # the cheap attacks first, then SIRA against random (whose comparison and figure are printed before the
-    # emoji attack, the slowest: it generates)
-    for rate in args.rates:
-        a = attacks.get("copy_paste", rate=rate, seed=0, human_texts=human[n_att // 2:] or human)
-        report("copy_paste", rate, *timed(a, base), base)
-    stolen = marked[: min(n_att, half)]
-    for rate in args.rates:
-        a = attacks.get("watermark_stealing", watermarked=marked[half:], rate=rate, seed=0)
-        a.batch(stolen[:1])  # warm-up: the green-list statistics of the other half
-        report("watermark_stealing", rate, *timed(a, stolen), stolen)
+    # SIRA against random first (the comparison; its summary and figure are printed before the rest),
+    # then the stealing attack, copy-paste (whose long documents make the quality meters slow) and the emoji
+    # attack (the slowest: it generates); each row is saved as it finishes (--save)
     attacks.get("self_info_rewrite", rate=0.5, seed=0).batch(base[:1])  # warm-up: both models loaded
     for rate in args.rates:
         for select, label in (("self_information", "SIRA self-info"), ("random", "SIRA random")):
@@ -268,6 +261,14 @@ def scrub(args, marked, human, kgw, model) -> list:
     sira_summary(rows, zs, kh, args.rates)
     if args.figures:
         print(f"  figure: {theta_figure(rows, args.figures, args.tokens)}")
+    stolen = marked[: min(n_att, half)]
+    for rate in args.rates:
+        a = attacks.get("watermark_stealing", watermarked=marked[half:], rate=rate, seed=0)
+        a.batch(stolen[:1])  # warm-up: the green-list statistics of the other half
+        report("watermark_stealing", rate, *timed(a, stolen), stolen)
+    for rate in args.rates:
+        a = attacks.get("copy_paste", rate=rate, seed=0, human_texts=human[n_att // 2:] or human)
+        report("copy_paste", rate, *timed(a, base), base)
     if args.emoji_n:
         gen = WatermarkedChat(model, watermark=kgw, temperature=0.7, top_p=0.95, max_new_tokens=160,
                               repetition_penalty=args.repetition_penalty, batch_size=16)
