@@ -427,7 +427,7 @@ def main(argv=None) -> None:
     print("\ndetection vs tokens scored (TPR at 1% FPR [95% bootstrap interval] vs human | vs unwatermarked; "
           "max_tokens=T)")
     token_rows = []
-    for t in (25, 50, 100, 200):
+    for t in (5, 10, 25, 50, 100, 200):
         if t > args.tokens:
             break
         line = f"  T={t:<4}"
