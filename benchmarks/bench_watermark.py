@@ -214,13 +214,14 @@ def scrub(args, marked, human, kgw, model) -> list:
     print(f"\nscrubbing KGW ({n_att} texts; TPR at 1% FPR with the threshold from the {len(kh)} human texts, "
           f"[95% bootstrap interval, {N_BOOT} replicates, humans and texts resampled]; clean: TPR "
           f"{fmt_ci(*boot_tpr(z0, kh))}, mean z {fmt_ci(*boot_mean(z0), digits=2)})")
-    meters = ["perplexity", "cosine", "rouge_l", "edit_rate", "validity"] + (["entailment"] if args.entailment else [])
+    meters = list(args.meters) + (["entailment"] if args.entailment else [])
     meter = QualityMeter(meters=meters)  # the runner's meters: perplexity under SmolLM2 (also the generator)
     print(f"  quality beside each attack, as the runner's quality stage scores it (QualityMeter {meters}): perplexity "
           f"of the attacked text under SmolLM2-135M, MiniLM cosine and ROUGE-L to the original, word edit rate, "
           f"valid share of word swaps (WordNet)" + (", NLI entailment" if args.entailment else ""))
-    q0 = meter.score(base, base)
-    print(f"  {'clean KGW texts':<40} ppl {mean(q0['perplexity_attacked']):6.1f}")
+    if "perplexity" in meters:
+        q0 = meter.score(base, base)
+        print(f"  {'clean KGW texts':<40} ppl {mean(q0['perplexity_attacked']):6.1f}")
     rows, zs = [], {}
 
     def report(attack, theta, results, seconds, originals):
@@ -232,7 +233,8 @@ def scrub(args, marked, human, kgw, model) -> list:
         c, cl, ch = boot_mean(np.nan_to_num(np.asarray(q["cosine"], float), nan=0.0))
         row = {"attack": attack, "theta": theta, "n": len(texts), "tpr": t, "tpr_lo": tl, "tpr_hi": th, "z": m,
                "z_lo": ml, "z_hi": mh, "cosine": c, "cosine_lo": cl, "cosine_hi": ch,
-               "ppl": mean(q["perplexity_attacked"]), "rouge_l": mean(q["rouge_l"]),
+               "ppl": mean(q["perplexity_attacked"]) if "perplexity_attacked" in q else float("nan"),
+               "rouge_l": mean(q["rouge_l"]),
                "edits": mean(q["word_edit_rate"]), "valid": mean(q["valid_share"]), "clean_z": float(z0.mean()),
                "s_per_text": seconds / len(results)}
         extra = f"  entail {mean(q['entailment']):.3f}" if "entailment" in q else ""
@@ -253,23 +255,24 @@ def scrub(args, marked, human, kgw, model) -> list:
     # SIRA against random first (the issue's comparison; its summary and figure are printed before the rest),
     # then the stealing attack, copy-paste (whose long documents make the quality meters slow) and the emoji
     # attack (the slowest: it generates); each row is saved as it finishes (--save)
-    attacks.get("self_info_rewrite", rate=0.5, seed=0).batch(base[:1])  # warm-up: both models loaded
-    for rate in args.rates:
-        for select, label in (("self_information", "SIRA self-info"), ("random", "SIRA random")):
-            a = attacks.get("self_info_rewrite", rate=rate, select=select, seed=0)
-            report(label, rate, *timed(a, base), base)
-    sira_summary(rows, zs, kh, args.rates)
-    if args.figures:
-        print(f"  figure: {theta_figure(rows, args.figures, args.tokens)}")
+    if "sira" in args.attacks:
+        attacks.get("self_info_rewrite", rate=0.5, seed=0).batch(base[:1])  # warm-up: both models loaded
+        for rate in args.rates:
+            for select, label in (("self_information", "SIRA self-info"), ("random", "SIRA random")):
+                a = attacks.get("self_info_rewrite", rate=rate, select=select, seed=0)
+                report(label, rate, *timed(a, base), base)
+        sira_summary(rows, zs, kh, args.rates)
+        if args.figures:
+            print(f"  figure: {theta_figure(rows, args.figures, args.tokens)}")
     stolen = marked[: min(n_att, half)]
-    for rate in args.rates:
+    for rate in args.rates if "stealing" in args.attacks else ():
         a = attacks.get("watermark_stealing", watermarked=marked[half:], rate=rate, seed=0)
         a.batch(stolen[:1])  # warm-up: the green-list statistics of the other half
         report("watermark_stealing", rate, *timed(a, stolen), stolen)
-    for rate in args.rates:
+    for rate in args.rates if "copy_paste" in args.attacks else ():
         a = attacks.get("copy_paste", rate=rate, seed=0, human_texts=human[n_att // 2:] or human)
         report("copy_paste", rate, *timed(a, base), base)
-    if args.emoji_n:
+    if args.emoji_n and "emoji" in args.attacks:
         gen = WatermarkedChat(model, watermark=kgw, temperature=0.7, top_p=0.95, max_new_tokens=160,
                               repetition_penalty=args.repetition_penalty, batch_size=16)
         few = base[: args.emoji_n]
@@ -278,8 +281,8 @@ def scrub(args, marked, human, kgw, model) -> list:
         for rate in args.emoji_rates:
             a = attacks.get("emoji_attack", generator=gen, rate=rate, seed=0)
             report("emoji_attack", rate, *timed(a, few), few)
-        if args.figures:
-            print(f"  figure: {theta_figure(rows, args.figures, args.tokens)}")
+    if args.figures and rows:
+        print(f"  figure: {theta_figure(rows, args.figures, args.tokens)}")
     return rows
 
 
@@ -304,12 +307,13 @@ def sira_summary(rows, zs, kh, rates) -> None:
 def replot(args) -> None:
     """The scrubbing table, the SIRA-random comparison and the θ figure again, from a --save file."""
     rows, zs, kh = [], {}, None
-    with open(args.replot, encoding="utf-8") as f:
-        for line in f:
-            r = json.loads(line)
-            zs[(r["attack"], r["theta"])], kh = np.asarray(r.pop("z_texts")), np.asarray(r.pop("z_human"))
-            rows.append(r)
-    print(f"scrubbing KGW, from {args.replot} (clean mean z {rows[0]['clean_z']:.2f})")
+    for path in args.replot:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                r = json.loads(line)
+                zs[(r["attack"], r["theta"])], kh = np.asarray(r.pop("z_texts")), np.asarray(r.pop("z_human"))
+                rows.append(r)
+    print(f"scrubbing KGW, from {', '.join(args.replot)} (clean mean z {rows[0]['clean_z']:.2f})")
     for r in rows:
         label = f"{r['attack']} θ={r['theta']:g}"
         print(f"  {label:<40} "
@@ -338,9 +342,13 @@ def main(argv=None) -> None:
     p.add_argument("--n-boot", type=int, default=2000, help="bootstrap replicates of each interval")
     p.add_argument("--figures", default=None, help="folder for the PNG figures (TPR, mean z and meaning vs θ; "
                                                    "TPR vs tokens scored)")
+    p.add_argument("--attacks", nargs="+", default=["sira", "stealing", "copy_paste", "emoji"],
+                   choices=["sira", "stealing", "copy_paste", "emoji"], help="which scrubbing attacks run")
+    p.add_argument("--meters", nargs="+", default=["perplexity", "cosine", "rouge_l", "edit_rate", "validity"],
+                   help="the quality meters beside each attack (perplexity is the slow one: an LM pass per text)")
     p.add_argument("--save", default=None, help="append each attack's row and z-scores to this JSON-lines file")
-    p.add_argument("--replot", default=None, help="print the scrubbing table and draw its figure from a --save "
-                                                  "file (nothing generated or attacked)")
+    p.add_argument("--replot", nargs="+", default=None, help="print the scrubbing table and draw its figure from --save "
+                                                             "files (nothing generated or attacked)")
     p.add_argument("--skip-synthid", action="store_true")
     p.add_argument("--cost-n", type=int, default=0, help="prompts of the side-by-side generation timing")
     p.add_argument("--cost-only", action="store_true", help="stop after the side-by-side generation timing")
