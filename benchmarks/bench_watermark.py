@@ -13,16 +13,22 @@ It prints
 - detection: TPR at 1% FPR (threshold: the empirical 99% quantile of the negatives, RAID's rule;
   and the analytic one, z > 2.326 for KGW) against the human texts and against the unwatermarked
   machine texts, with AUROC, for KGW and SynthID (Mean score), and as a function of the number of
-  tokens scored (25, 50, 100, 200);
+  tokens scored (5 to 200, with 95% bootstrap intervals);
 - detection cost: texts per second of each detector on 2,000 texts after a warm-up;
-- scrubbing the KGW texts: SIRA (``self_info_rewrite``, Gemma-3-270M scores self-information,
-  SmolLM2 refills) against random replacement at the same edit rate, copy-paste dilution over θ,
-  the stealing attack (green lists learned from the other half of the watermarked texts) and, on
-  ``--emoji-n`` texts, the emoji attack run through the watermarked generator itself; for each, TPR at
-  1% FPR (threshold from the human texts), mean z, and the runner's quality meters beside them
-  (perplexity, MiniLM cosine, ROUGE-L, word edit rate, WordNet validity of swaps; ``--entailment``: NLI).
+- scrubbing the KGW texts (``--attacks``), each over the θ grid ``--rates`` on the first ``--attack-n`` texts:
+  SIRA (``self_info_rewrite``, Gemma-3-270M scores self-information, SmolLM2 refills) against random
+  replacement at the same edit rate (their difference paired on the same texts), the stealing attack
+  (green lists learned from the other half of the watermarked texts), copy-paste dilution and, on
+  ``--emoji-n`` texts over ``--emoji-rates``, the emoji attack run through the watermarked generator itself;
+  for each, TPR at 1% FPR (threshold from the human texts) and mean z with 95% bootstrap intervals (humans and
+  attacked texts resampled, each replicate recalibrating its threshold), and the runner's quality meters
+  beside them (``--meters``: perplexity, MiniLM cosine, ROUGE-L, word edit rate, WordNet validity of swaps;
+  ``--entailment``: NLI). ``--figures DIR`` writes ``watermark_attacks_theta.png`` (TPR, mean z and meaning
+  kept against θ) and ``watermark_tokens_tpr.png``; ``--save`` keeps each attack's row and z-scores as it
+  finishes, ``--replot`` prints the table and redraws the figure from them.
 
-    OMP_NUM_THREADS=1 nice .venv/bin/python benchmarks/bench_watermark.py --n 100 --tokens 200
+    OMP_NUM_THREADS=1 nice .venv/bin/python benchmarks/bench_watermark.py --n 100 --tokens 200 --attack-n 20 \
+        --rates 0.3 0.5 0.7 0.1 --emoji-n 4 --emoji-rates 0.5 1.0 --figures docs/_static/watermarks --save rows.jsonl
 """
 from __future__ import annotations
 
