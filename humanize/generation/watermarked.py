@@ -5,9 +5,15 @@ scheme (:mod:`humanize.watermarks`) changing each row's next-token scores before
 KGW and Unigram add ``delta`` to the green logits, SynthID runs its tournament over the ``top_k``
 most probable tokens. The scheme reads only the row's own tokens, so a request's text still depends
 on its request and seed alone, never on its batch. Order of a sampling step: the repetition penalty
-(when set), divide by the temperature, apply the watermark, then nucleus (``top_p``) sampling (greedy:
-the argmax of the watermarked scores). The scheme's vocabulary is the tokenizer's (``len(tokenizer)``), which is what
-the detectors use by default.
+(when set); a green-list bias (KGW, Unigram) on the logits; division by the temperature; a tournament
+(SynthID) on the tempered scores; then nucleus (``top_p``) sampling (greedy: the argmax). The green-list
+bias comes before the temperature as in Kirchenbauer et al. (2023): Algorithm 2 adds ``delta`` to the
+model's logits, and the paper's code passes its processor to ``generate`` as a ``logits_processor``, which
+transformers runs before its temperature warper, so at T = 0.7 the bias weighs ``delta / T``
+(Unigram, KGW with one fixed list, follows the same order). SynthID's tournament reads the tempered distribution, as
+DeepMind's reference does (and transformers, since its issue #34630, for every ``watermarking_config``).
+The scheme's processor says which it is (``before_temperature``). The scheme's vocabulary is the
+tokenizer's (``len(tokenizer)``), which is what the detectors use by default.
 
 An endpoint returns text, not its logits at each step, so it cannot watermark:
 :func:`watermarked_generator` says so in one line.
@@ -60,8 +66,9 @@ class WatermarkedChat(LocalChat):
     Every other parameter is :class:`~humanize.generation.local.LocalChat`'s."""
 
     name = "watermarked"
-    #: 2: the repetition_penalty parameter (output at defaults unchanged)
-    version = "2"
+    #: 2: the repetition_penalty parameter (output at defaults unchanged); 3: a green-list bias (KGW,
+    #: Unigram) is added before the temperature, not after (Kirchenbauer et al.'s order; texts at T != 1 change)
+    version = "3"
 
     def __init__(self, model: Any = "smollm2-135m-instruct", watermark: Any = "kgw", temperature: float = 0.7,
                  top_p: float = 0.95, max_new_tokens: int = 256, batch_size: int = 16, device: Any = None,
@@ -103,12 +110,15 @@ class WatermarkedChat(LocalChat):
 
 
 class _WatermarkDecoder(Decoder):
-    """LocalChat's decoding loop with the scheme applied to each live row's scores before the pick."""
+    """LocalChat's decoding loop with the scheme applied to each live row's scores before the pick: a logit
+    bias before the temperature, a tournament after it."""
 
     def __init__(self, lm, stop, temperature: float, top_p: float, processor, min_new_tokens: int = 0,
                  repetition_penalty: float = 1.0):
         super().__init__(lm, stop, temperature, top_p)
         self.processor, self.min_new = processor, min_new_tokens
+        # a logit bias goes on before the temperature, a tournament after it (the module's docstring)
+        self.bias_first = processor is not None and bool(processor.before_temperature)
         self.stop_index = sorted(stop)
         self.penalty = None
         if repetition_penalty != 1.0:
@@ -134,10 +144,13 @@ class _WatermarkDecoder(Decoder):
             scores = logits[k]
             if self.penalty is not None:
                 scores = self.penalty(torch.tensor([context], dtype=torch.long), scores[None].clone())[0]
-            scores = scores / scale
             if len(new[r]) < self.min_new and self.stop_index:
+                scores = scores.clone()
                 scores[self.stop_index] = float("-inf")
-            if self.processor is not None:
+            if self.bias_first:
+                scores = self.processor.apply(scores, context, self._states[r])
+            scores = scores / scale
+            if self.processor is not None and not self.bias_first:
                 scores = self.processor.apply(scores, context, self._states[r])
             if gens is None:
                 picks.append(int(scores.argmax()))

@@ -2,7 +2,9 @@
 
 A scheme is used two ways. At generation time :meth:`Watermark.logits_processor` gives, for a
 vocabulary size, an object whose ``apply(logits, context, state)`` changes one row's next-token
-scores (``logits`` already divided by the temperature; ``context`` the row's token ids so far);
+scores (``context`` the row's token ids so far) and whose ``before_temperature`` says where in a
+sampling step it goes: True for a logit bias (KGW, Unigram: the raw logits, as Kirchenbauer et al.
+2023's code runs it before the temperature), False for SynthID's tournament (the tempered scores);
 at detection time each scheme's detector (:mod:`humanize.detectors.watermark`) computes its
 statistic from token ids alone, with no model.
 """

@@ -68,6 +68,8 @@ class GreenLists:
 
     #: contexts whose green list is kept (6 KB each for a 49k vocabulary); the cache restarts past it
     MAX_CACHED = 16384
+    #: Algorithm 2 biases the model's logits: the sampler divides by the temperature after ``apply``
+    before_temperature = True
 
     def __init__(self, scheme: KGW, vocab_size: int):
         from transformers.generation.logits_process import WatermarkLogitsProcessor
@@ -116,7 +118,8 @@ class GreenLists:
 
     # -- generation -------------------------------------------------------------------------
     def apply(self, logits, context: Sequence[int], state: dict):
-        """``logits`` (one row, already divided by the temperature) with ``+delta`` on the green list."""
+        """``logits`` (one row, before the temperature: Algorithm 2's raw logits) with ``+delta`` on the green
+        list."""
         import numpy as np
         import torch
 

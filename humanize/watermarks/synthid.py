@@ -53,6 +53,9 @@ class SynthID(Watermark):
 class Tournament:
     """One SynthID configuration's g-values and tournament, through the transformers processor."""
 
+    #: the tournament samples from the tempered distribution (DeepMind's reference applies it last)
+    before_temperature = False
+
     def __init__(self, scheme: SynthID, vocab_size: int):
         import torch
         from transformers.generation.logits_process import SynthIDTextWatermarkLogitsProcessor

@@ -39,6 +39,9 @@ class Unigram(Watermark):
 class FixedGreenList:
     """The green list of one Unigram configuration over one vocabulary: a boolean mask, drawn once."""
 
+    #: a logit bias, as KGW's (Zhao et al. build on its generation): applied before the temperature
+    before_temperature = True
+
     def __init__(self, scheme: Unigram, vocab_size: int):
         import numpy as np
 

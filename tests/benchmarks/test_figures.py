@@ -267,3 +267,19 @@ def test_a_backfiring_attack_is_never_on_the_attackers_front(tables):
     points = scatter_points({**tables, "metrics": metrics, "scores": rows}).set_index(["detector", "attack"])
     assert points.loc[("e", "x@0.5"), "change"] > 0 and points.loc[("e", "x@0.5"), "effect"]
     assert not points.loc[("e", "x@0.5"), "pareto"] and points.loc[("d", "x@0.5"), "pareto"]
+
+
+def test_a_run_without_fpr_005_draws_its_tpr_figures_at_its_own_fpr(tables, tmp_path):
+    """plot_all used to draw the TPR heatmap and interval figures at FPR 0.05 whatever the run measured: a run
+    with fprs=(0.01,) had no row there and the interval figure failed (a legend of no column)."""
+    few = _few(tables)
+    few["metrics"] = evaluate(few["scores"], fprs=(0.01,), nan_policy="omit", n_boot=50, seed=0)
+    assert plots.figure_fpr(few) == 0.01 and plots.figure_fpr(tables) == 0.05
+    paths = plots.plot_all(few, tmp_path, formats=("svg",))
+    assert {"heatmap_tpr.svg", "intervals_tpr.svg"} <= {p.name for p in paths}
+    assert "TPR at FPR 0.01" in (tmp_path / "heatmap_tpr.svg").read_text()
+    assert "TPR at FPR 0.01" in (tmp_path / "intervals_tpr.svg").read_text()
+    captions = plots.figure_captions(few)
+    assert "TPR at FPR 0.01" in captions["heatmap_tpr"] and "0.05" not in captions["intervals_tpr"]
+    with pytest.raises(ValueError, match=r"no TPR at FPR 0.05; its FPRs are 0.01"):
+        plots.heatmap_figure(few, "tpr", fpr=0.05)

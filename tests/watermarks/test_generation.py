@@ -77,6 +77,49 @@ def test_greedy_kgw_text_is_the_argmax_of_the_biased_logits(wm_models):
     assert got.tokens_out == len(out)
 
 
+@pytest.mark.parametrize("name", ["kgw", "unigram", "synthid"])
+def test_a_logit_bias_goes_on_before_the_temperature_and_a_tournament_after_it(wm_models, monkeypatch, name):
+    """Kirchenbauer et al. 2023, Algorithm 2, adds delta to the model's logits, and the paper's code hands its
+    processor to ``generate`` as a logits processor, which transformers runs before the temperature: at T the
+    bias weighs delta / T. SynthID's tournament reads the tempered scores (DeepMind's reference). The scores the
+    sampler gets at each step are rebuilt here from the model's logits in that order."""
+    import torch
+
+    from humanize.generation import watermarked
+    from humanize.models import load_causal_lm
+
+    seen = []
+
+    def record(scores, temperature, top_p, generator):  # the sampler's input; the argmax keeps it checkable
+        seen.append(scores.clone())
+        return int(scores.argmax())
+
+    monkeypatch.setattr(watermarked, "sample_token", record)
+    temperature = 0.5
+    scheme = {"kgw": KGW(key=77, delta=3.0), "unigram": Unigram(key=77, delta=3.0),
+              "synthid": SynthID(key=77, depth=10)}[name]
+    WatermarkedChat(wm_models["flat"], watermark=scheme, temperature=temperature, max_new_tokens=5).generate(
+        [Request(chat("hi"), seed=3)])
+    lm = load_causal_lm(wm_models["flat"])
+    prompt = lm.tokenizer.apply_chat_template([{"role": "user", "content": "hi"}], tokenize=False,
+                                              add_generation_prompt=True)
+    ids = lm.tokenizer(prompt, add_special_tokens=False)["input_ids"]
+    proc = scheme.logits_processor(len(lm.tokenizer))
+    state, out = {"prompt_len": len(ids)}, []
+    assert len(seen) >= 2
+    for scores in seen:
+        with torch.no_grad():
+            logits = lm.model(torch.tensor([ids + out])).logits[0, -1].float()
+        if name == "synthid":
+            expected = proc.apply(logits / temperature, ids + out, state)
+        else:
+            expected = proc.apply(logits, ids + out, state) / temperature
+        finite = torch.isfinite(expected)
+        assert torch.equal(finite, torch.isfinite(scores))
+        assert torch.allclose(scores[finite], expected[finite], atol=1e-3)
+        out.append(int(scores.argmax()))
+
+
 def test_the_key_never_shows_in_the_generator_and_endpoints_refuse_in_one_line(wm_models):
     from humanize.generation.watermarked import watermarked_generator
 

@@ -9,7 +9,8 @@
   better for the attacker, an attack with no measurable effect drawn as such, no vertex at a figure not measured;
 * the θ sweep trade-off (TH-Bench Figure 10): AUROC and meaning preserved vs θ;
 * cost against input length (TH-Bench Figures 14-15);
-* an attack x detector heatmap of AUROC or TPR at FPR 5%, each cell with its 95% interval;
+* an attack x detector heatmap of AUROC or TPR at FPR 5% (or the run's own FPR when it has no 5%), each cell
+  with its 95% interval;
 * ROC and DET curves per detector and attack (:mod:`.curves`);
 * interval plots: AUROC (or TPR) per attack and detector, and its change versus clean,
   as points with 95% bootstrap error bars (paired intervals for the changes), where a
@@ -32,7 +33,7 @@ from .scatter import scatter_caption, scatter_figure, scatter_points
 from .selection import CLEAN
 from .tables import cost_by_length, figure_matrix, meaning_measure, meter_name
 
-__all__ = ["FORMATS", "triangle_scores", "underpowered_note", "triangle_figure", "heatmap_figure",
+__all__ = ["FORMATS", "DEFAULT_FPR", "figure_fpr", "triangle_scores", "underpowered_note", "triangle_figure", "heatmap_figure",
            "intervals_figure", "theta_sweep_figure", "cost_vs_length_figure", "scatter_figure", "plot_scatter",
            "plot_triangle", "plot_heatmap", "plot_intervals", "plot_theta_sweep", "plot_cost_vs_length", "plot_curves",
            "figure_captions", "plot_all"]
@@ -106,6 +107,24 @@ def triangle_scores(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
 def _errors(value: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """matplotlib's yerr/xerr (distances below and above), 0 where the interval is missing."""
     return np.nan_to_num(np.vstack([value - lo, hi - value]), nan=0.0).clip(min=0)
+
+
+#: the FPR of the TPR figures when the run has it (RAID's); a run without it shows its own (:func:`figure_fpr`)
+DEFAULT_FPR = 0.05
+
+
+def figure_fpr(tables, fpr: "float | None" = None) -> float:
+    """The FPR the TPR figures show: ``fpr`` when given (and the run has TPRs there), else
+    :data:`DEFAULT_FPR` when the run has it, else the run's largest FPR (the best resolved by its humans).
+    A run with no TPR at ``fpr`` is refused in one line naming the FPRs it has."""
+    m = tables["metrics"]
+    have = sorted({float(f) for f in m.loc[m["metric"] == "tpr", "fpr"].dropna()}, reverse=True) if len(m) else []
+    if fpr is None:
+        return DEFAULT_FPR if not have or any(np.isclose(have, DEFAULT_FPR)) else have[0]
+    if have and not any(np.isclose(have, float(fpr))):
+        raise ValueError(f"the run has no TPR at FPR {float(fpr):g}; its FPRs are "
+                         f"{', '.join(f'{f:g}' for f in have)} (RunConfig.fprs)")
+    return float(fpr)
 
 
 def _label(metric: str, fpr) -> str:
@@ -232,8 +251,10 @@ def triangle_figure(tables):
     return fig
 
 
-def heatmap_figure(tables, metric: str = "auroc", fpr: float = 0.05):
+def heatmap_figure(tables, metric: str = "auroc", fpr: "float | None" = None):
+    """Attacks x detectors, AUROC or TPR at ``fpr`` (None: :func:`figure_fpr`), each cell with its interval."""
     m = tables["metrics"]
+    fpr = None if metric == "auroc" else figure_fpr(tables, fpr)
     f = None if metric == "auroc" else fpr
     table, lo, hi = (figure_matrix(m, "auroc" if metric == "auroc" else "tpr", f, col)
                      for col in ("value", "value_lo", "value_hi"))
@@ -260,10 +281,12 @@ def heatmap_figure(tables, metric: str = "auroc", fpr: float = 0.05):
     return fig
 
 
-def intervals_figure(tables, metric: str = "auroc", fpr: float = 0.05):
+def intervals_figure(tables, metric: str = "auroc", fpr: "float | None" = None):
     """Per attack, one point per detector with its 95% interval (left) and the change versus
-    clean with its paired interval (right): overlapping bars mean the data cannot tell them apart."""
+    clean with its paired interval (right): overlapping bars mean the data cannot tell them apart.
+    ``fpr``: of the TPR figure (None: :func:`figure_fpr`)."""
     m = tables["metrics"]
+    fpr = None if metric == "auroc" else figure_fpr(tables, fpr)
     name, f = ("auroc", None) if metric == "auroc" else ("tpr", fpr)
     cols = ("value", "value_lo", "value_hi", "change", "change_lo", "change_hi")
     v, lo, hi, d, dlo, dhi = (figure_matrix(m, name, f, c) for c in cols)
@@ -297,7 +320,8 @@ def intervals_figure(tables, metric: str = "auroc", fpr: float = 0.05):
             if note and empty:
                 ax.text(0.5, 0.5, _boxed(note), transform=ax.transAxes, ha="center", va="center",
                         fontsize=7, bbox={"facecolor": "white", "edgecolor": "tab:red"})
-        fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncol=min(4, len(detectors)),
+        fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center",
+                   ncol=max(1, min(4, len(detectors))),
                    title="detector", frameon=False)
         fig.suptitle(f"{_label(metric, fpr)} per attack and detector")
     return fig
@@ -430,11 +454,12 @@ def plot_triangle(tables, out_dir, formats=FORMATS) -> list[Path]:
     return _draw(triangle_figure(tables), Path(out_dir), "triangle", formats)
 
 
-def plot_heatmap(tables, out_dir, metric: str = "auroc", formats=FORMATS, fpr: float = 0.05) -> list[Path]:
+def plot_heatmap(tables, out_dir, metric: str = "auroc", formats=FORMATS, fpr: "float | None" = None) -> list[Path]:
     return _draw(heatmap_figure(tables, metric, fpr), Path(out_dir), f"heatmap_{metric}", formats)
 
 
-def plot_intervals(tables, out_dir, metric: str = "auroc", fpr: float = 0.05, formats=FORMATS) -> list[Path]:
+def plot_intervals(tables, out_dir, metric: str = "auroc", fpr: "float | None" = None,
+                   formats=FORMATS) -> list[Path]:
     return _draw(intervals_figure(tables, metric, fpr), Path(out_dir), f"intervals_{metric}", formats)
 
 
@@ -452,9 +477,12 @@ def plot_curves(tables, out_dir, formats=FORMATS) -> list[Path]:
             _draw(curves_figure(tables, "det"), Path(out_dir), "det", formats))
 
 
-def figure_captions(tables: dict[str, pd.DataFrame], fpr: float = 0.05, manifest: dict | None = None) -> dict[str, str]:
+def figure_captions(tables: dict[str, pd.DataFrame], fpr: "float | None" = None,
+                    manifest: dict | None = None) -> dict[str, str]:
     """One caption line per figure :func:`plot_all` draws (file stem -> caption); a figure it skips gets
-    the reason instead (the watermark figures: only for a run with watermark detectors, given its ``manifest``)."""
+    the reason instead (the watermark figures: only for a run with watermark detectors, given its ``manifest``).
+    ``fpr``: of the TPR figures (None: :func:`figure_fpr`)."""
+    fpr = figure_fpr(tables, fpr)
     q = tables.get("quality")
     measure = meaning_measure(q)
     meaning = measure[0] if measure else "not measured: no meaning meter in the run"
