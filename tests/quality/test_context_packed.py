@@ -21,12 +21,7 @@ SWAPS = {"approved": "accepted", "proposals": "suggestions", "rejected": "refuse
          "library": "museum", "weekends": "Sundays"}
 
 
-@pytest.fixture(autouse=True)
-def fresh_counts(monkeypatch):
-    monkeypatch.delenv(PACKED_CONTEXT_ENV, raising=False)
-    lm_stats.clear_cache()
-    yield
-    lm_stats.clear_cache()
+pytestmark = pytest.mark.usefixtures("fresh_lm_cache")
 
 
 def _items():

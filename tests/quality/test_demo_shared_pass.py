@@ -7,7 +7,6 @@ import pytest
 from humanize.benchmarks.runner.config import DEMO_PERPLEXITY_WINDOW, demo_config
 from humanize.detectors import lm_stats
 from humanize.detectors.metric import LogLikelihood
-from humanize.models.scoring import SHARED_PASS_ENV
 from humanize.quality import QualityMeter
 
 ORIGINALS = [
@@ -18,12 +17,7 @@ ORIGINALS = [
 ATTACKED = [ORIGINALS[0].replace(" ", " \u200b") * 12, ORIGINALS[1].replace("a", "а")]
 
 
-@pytest.fixture(autouse=True)
-def fresh_cache(monkeypatch):
-    monkeypatch.delenv(SHARED_PASS_ENV, raising=False)
-    lm_stats.clear_cache()
-    yield
-    lm_stats.clear_cache()
+pytestmark = pytest.mark.usefixtures("fresh_lm_cache")
 
 
 def _sequence_tokens() -> int:
