@@ -156,11 +156,15 @@ def test_the_split_rules_moved_below_the_attacks_keep_their_names_and_values():
 
 
 def test_the_runner_names_no_attack():
-    """What a run hands an attack follows from the component parameters its class declares (issue #36): no
-    registered attack's name is written as a string in the runner's code."""
+    """What a run hands an attack follows from the component parameters its class declares, and what it asks of a
+    meter from the traits the meter declares (issue #36): no registered attack's or built-in meter's name is
+    written as a string in the runner's code."""
     from humanize.attacks.registry import _registry
+    from humanize.quality.custom import _REGISTRY as meters
 
-    quoted = [re.compile(rf"""["']{re.escape(n)}["']""") for n in _registry._builtin]
+    names = [*_registry._builtin, *meters]
+    assert "perplexity" in names and "synonym" in names
+    quoted = [re.compile(rf"""["']{re.escape(n)}["']""") for n in names]
     hits = [f"{f.relative_to(ROOT)}:{i}" for f in sorted((ROOT / "humanize/benchmarks/runner").rglob("*.py"))
             for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1)
             if any(p.search(line) for p in quoted)]
