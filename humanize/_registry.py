@@ -183,9 +183,11 @@ def parse_spec(value, kind: str = "component", error: type = ValueError, *, owne
         return Spec(head.strip(), params)
     if isinstance(value, dict):
         table = dict(value)
-        name = table.pop("name", None)
-        if not isinstance(name, str) or not name:
+        if "name" not in table:
             raise error(f"{lead}{article} {kind} given as a table needs a 'name' (a registered {kind}), got {value!r}")
+        name = table.pop("name")
+        if not isinstance(name, str) or not name.strip():
+            raise error(f"{lead}{kind} name must be a non-empty str, got {name!r} ({type(name).__name__})")
         params = table.pop("params", {})
         if not isinstance(params, dict) or not all(isinstance(k, str) for k in params):
             raise error(f"{lead}{kind} {name!r}: params must be a table with str keys, got {params!r}")

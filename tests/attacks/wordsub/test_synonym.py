@@ -138,11 +138,12 @@ def test_info_reports_model_cost(synonym, short_texts):
     for r in no_floor.batch(short_texts):
         assert r.info["queries"] >= 1 and r.info["lm_tokens"] >= len(r.original.split()) // 2
         assert r.info["forward_passes"] == 1  # one causal-LM pass per document, all candidates included
-    # the context check (issue #33) adds batched passes over the candidates the other filters left, counted
+    # the context check (issue #33) adds batched passes over the candidates the other filters left, counted (its
+    # packed pass is one per document here); the ranking pass runs only where a candidate survived the filters
     in_context = Synonym(lm=synonym.lm, min_similarity=None)
     for r, base in zip(in_context.batch(short_texts), no_floor.batch(short_texts)):
         assert r.info["context_checks"] >= 1
-        assert 2 <= r.info["forward_passes"] <= 1 + r.info["context_checks"]
+        assert 1 + (r.info["swaps"] > 0) <= r.info["forward_passes"] <= 1 + r.info["context_checks"]
         assert r.info["lm_tokens"] > base.info["lm_tokens"] and r.info["swaps"] <= base.info["swaps"]
 
 
