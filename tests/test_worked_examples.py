@@ -75,7 +75,8 @@ def test_a_new_attack_with_a_generator_and_a_guide_is_one_module_and_one_registr
     out = capsys.readouterr().out
     assert "humanize.generation.local.LocalChat" in out and "{'run_detector': 'tfidf_lr'}" in out
     # the run scored the attack with both detectors, and says tfidf_lr guided it
-    assert re.search(r"tfidf_lr\s+tfidf_lr\s+[01]\.\d+", out) and re.search(r"surface_probe\s+tfidf_lr\s+[01]\.\d+", out)
+    auroc = r"\s+tfidf_lr\s+[01]\.\d+"
+    assert re.search("tfidf_lr" + auroc, out) and re.search("surface_probe" + auroc, out)
 
 
 def test_a_new_built_in_meter_is_one_module_and_one_registry_line(in_package, tmp_path, monkeypatch, capsys):
