@@ -63,12 +63,24 @@ def terminal_table(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def quiet_model_loading() -> None:
-    """Our own progress bars say what runs; the libraries' per-load bars only add noise."""
-    try:
+    """Our own progress bars say what runs; the libraries' per-load bars only add noise.
+
+    transformers' switch (``disable_progress_bar``) turns off the Hugging Face hub's bars and its own; its own
+    start from the hub's state when transformers is imported. So, transformers not imported yet, the hub's
+    switch alone is thrown: the same state once a model loads, without importing transformers (1-5 s) in a
+    command that loads none (a cached rerun of the demo, issue #38)."""
+    import sys
+
+    if "transformers" in sys.modules:
         from transformers.utils import logging as hf_logging
-    except ImportError:  # pragma: no cover - transformers is a dependency
+
+        hf_logging.disable_progress_bar()
         return
-    hf_logging.disable_progress_bar()
+    try:
+        from huggingface_hub.utils import disable_progress_bars
+    except ImportError:  # pragma: no cover - a dependency of transformers
+        return
+    disable_progress_bars()
 
 
 def one_line(err: BaseException | str) -> str:

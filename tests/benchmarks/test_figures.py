@@ -283,3 +283,50 @@ def test_a_run_without_fpr_005_draws_its_tpr_figures_at_its_own_fpr(tables, tmp_
     assert "TPR at FPR 0.01" in captions["heatmap_tpr"] and "0.05" not in captions["intervals_tpr"]
     with pytest.raises(ValueError, match=r"no TPR at FPR 0.05; its FPRs are 0.01"):
         plots.heatmap_figure(few, "tpr", fpr=0.05)
+
+
+def test_figures_drawn_from_the_same_tables_are_not_drawn_again(tables, tmp_path):
+    # issue #38: a cached rerun of the demo spent most of its time redrawing the figures it had drawn
+    from humanize.benchmarks.reporting import _reuse
+
+    few, key = _few(tables), str(tmp_path)
+    first = plots.plot_all(few, tmp_path, formats=("svg",))
+    assert _reuse.DRAWS[key] == 1 and (tmp_path / _reuse.RECORD).is_file()
+    before = {p.name: p.read_bytes() for p in first}
+    again = plots.plot_all({k: t.copy() for k, t in few.items()}, tmp_path, formats=("svg",))  # equal values
+    assert _reuse.DRAWS[key] == 1 and again == first and {p.name: p.read_bytes() for p in again} == before
+
+    changed = {k: t.copy() for k, t in few.items()}
+    changed["metrics"].loc[0, "auroc"] = 0.123  # one value: drawn again
+    plots.plot_all(changed, tmp_path, formats=("svg",))
+    assert _reuse.DRAWS[key] == 2
+    plots.plot_all(changed, tmp_path, formats=("svg", "png"))  # other formats: drawn again
+    assert _reuse.DRAWS[key] == 3
+    (tmp_path / "triangle.svg").write_text("edited")  # a file changed since: drawn again
+    plots.plot_all(changed, tmp_path, formats=("svg", "png"))
+    assert _reuse.DRAWS[key] == 4 and (tmp_path / "triangle.svg").read_text().startswith("<?xml")
+    (tmp_path / "roc.png").unlink()  # a file gone: drawn again
+    plots.plot_all(changed, tmp_path, formats=("svg", "png"))
+    assert _reuse.DRAWS[key] == 5 and (tmp_path / "roc.png").is_file()
+    plots.plot_all(changed, tmp_path, formats=("svg", "png"))
+    assert _reuse.DRAWS[key] == 5
+
+
+def test_a_cached_rerun_draws_nothing_and_no_figure_reads_the_columns_it_changes(tables, tmp_path):
+    # A run's cached rerun has the same tables but for where each figure came from (cost_source 'cached',
+    # texts_cached); the figures do not read those columns, so the rerun reuses the figures.
+    from pathlib import Path
+
+    from humanize.benchmarks.reporting import _reuse
+
+    few = _few(tables)
+    cached = {k: t.copy() for k, t in few.items()}
+    cached["cost"]["cost_source"] = "cached"
+    assert _reuse.inputs_digest(few, ("svg",)) == _reuse.inputs_digest(cached, ("svg",))
+    cached["cost"]["wall_s"] = cached["cost"]["wall_s"] * 2
+    assert _reuse.inputs_digest(few, ("svg",)) != _reuse.inputs_digest(cached, ("svg",))
+    folder = Path(plots.__file__).parent
+    drawing = ["plots.py", "scatter.py", "curves.py", "_meaning.py", "selection.py", "watermark.py", "_figstyle.py"]
+    for name in drawing:
+        source = (folder / name).read_text()
+        assert not any(c in source for cols in _reuse.NOT_DRAWN.values() for c in cols), name

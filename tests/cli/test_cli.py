@@ -142,3 +142,15 @@ def test_no_command_module_imports_a_private_name_of_another_cli_module():
     owners = {m.__name__.rpartition(".")[2] for m in command_modules()}
     assert {"demo", "run", "report", "plot", "tour", "attack", "listing", "card", "export"} <= owners
     assert {"demo", "run", "report", "plot", "tour", "attack", "list", "card", "export", "raid"} <= commands
+
+
+def test_quieting_the_model_loads_imports_no_transformers_yet_quiets_its_bars():
+    # issue #38: the demo's cached rerun loads no model; quieting the loads must not import transformers (1-5 s)
+    import subprocess
+    import sys
+
+    code = ("import sys; from humanize.cli.common import quiet_model_loading; quiet_model_loading(); "
+            "print('transformers' in sys.modules); from transformers.utils import logging; "
+            "print(logging.is_progress_bar_enabled())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "False"]

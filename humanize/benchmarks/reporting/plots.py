@@ -528,9 +528,18 @@ def figure_captions(tables: dict[str, pd.DataFrame], fpr: "float | None" = None,
 def plot_all(tables: dict[str, pd.DataFrame], out_dir, formats=FORMATS, manifest: dict | None = None) -> list[Path]:
     """Every figure of the run in ``out_dir`` (each format of ``formats``) and ``captions.md``, one caption
     line per figure (:func:`figure_captions`); with the run's ``manifest``, the watermark figures of its
-    watermark detectors (:mod:`.watermark`)."""
+    watermark detectors (:mod:`.watermark`). Figures already in ``out_dir`` that were drawn from the same
+    tables, manifest, formats and code, and are unchanged since, are not drawn again (:mod:`._reuse`: a cached
+    rerun of the demo reads its results in seconds and would spend most of its time redrawing them)."""
+    from ._figstyle import check_formats
+    from ._reuse import inputs_digest, record_files, reusable_files
+
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    digest = inputs_digest(tables, check_formats(formats), manifest)
+    reused = reusable_files(out, digest)
+    if reused is not None:
+        return reused
     paths = []
     paths += plot_scatter(tables, out, formats=formats)
     paths += plot_triangle(tables, out, formats)
@@ -547,4 +556,5 @@ def plot_all(tables: dict[str, pd.DataFrame], out_dir, formats=FORMATS, manifest
     paths += _draw(watermark_tokens_figure(tables, manifest), out, "watermark_tokens", formats)
     paths.append(write_text(out / "captions.md", figures_markdown(figure_captions(tables, manifest=manifest),
                                                                   folder=None)))
+    record_files(out, digest, paths)
     return paths
