@@ -67,3 +67,32 @@ def test_skip_install_needs_the_environment_to_reuse():
     proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_first_run.py"), "--skip-install"],
                           capture_output=True, text=True)
     assert proc.returncode == 2 and "--skip-install and --venv go together" in proc.stderr
+
+
+@pytest.mark.slow
+def test_a_cached_rerun_of_the_demo_loads_no_model_and_draws_no_figure(tmp_path, capsys, monkeypatch):
+    # issue #38: a second run on the same machine reads every result back (under 20 s): counted, not timed
+    import humanize.benchmarks.runner.config as config
+    from humanize.benchmarks.reporting import _reuse
+    from humanize.models import add_load_listener, clear_loaded, remove_load_listener
+
+    def small_demo(n, seed, db, **_):  # the demo command's path, with a detector that loads SmolLM2
+        return RunConfig(dataset="demo", n=n, seed=seed, db=db, attacks=[AttackSpec("homoglyph")],
+                         detectors=[DetectorSpec("log_likelihood"), DetectorSpec("surface_probe")],
+                         quality_params={"meters": ["rouge_l", "flesch"]})
+
+    monkeypatch.setattr(config, "demo_config", small_demo)
+    assert main(["demo", "--n", "8", "--quiet", "--out", str(tmp_path)]) == 0
+    plots = str(tmp_path / "plots")
+    drawn = _reuse.DRAWS[plots]
+    clear_loaded()  # a new process: nothing loaded
+    loads: list = []
+    add_load_listener(loads.append)
+    try:
+        capsys.readouterr()
+        assert main(["demo", "--n", "8", "--quiet", "--out", str(tmp_path)]) == 0
+    finally:
+        remove_load_listener(loads.append)
+    out = capsys.readouterr().out
+    assert "computed this time: {'attacked': 0, 'scored': 0, 'quality': 0, 'fitted': 0}" in out
+    assert loads == [] and _reuse.DRAWS[plots] == drawn
