@@ -105,6 +105,11 @@ def write_index(corpus: Path | None = None) -> Path:
     if corpus is None:
         _load_quietly()  # copies the Debian files into the cache if they are not there yet
         corpus = _corpus_dir()
+    import nltk
+
+    parent = str(Path(corpus).parent.parent)  # NLTK reads only below a folder on its path (nltk.pathsec)
+    if parent not in nltk.data.path:
+        nltk.data.path.append(parent)
     _reader_classes()
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*multilingual.*", category=UserWarning)
