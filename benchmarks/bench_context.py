@@ -79,6 +79,8 @@ def main(argv=None) -> int:
     ap.add_argument("--attacks", nargs="+", default=["synonym", "hmgc"])
     ap.add_argument("--recipes", nargs="+", default=["before", "single", "after"],
                     choices=["before", "single", "after"])
+    ap.add_argument("--rate", type=float, default=None,
+                    help="the attacks' rate (default: each attack's own; the demo runs synonym at 0.1)")
     ap.add_argument("--no-labelled", dest="labelled", action="store_false",
                     help="skip the meter's rates on the labelled swaps")
     ap.add_argument("--save", default=None, help="a folder: each run's texts as JSON")
@@ -110,7 +112,7 @@ def main(argv=None) -> int:
             cleans[n] = auroc(machine[:n])
         return cleans[n]
 
-    print(f"{args.n} demo machine texts ({args.words} words), {len(human)} human texts; log_likelihood AUROC clean "
+    print(f"{args.n} demo machine texts ({args.words or 'all their'} words), {len(human)} human texts; log_likelihood AUROC clean "
           f"{clean:.3f}; context meter: {DEFAULT_CAUSAL_LM}, threshold {CONTEXT_THRESHOLD} nats\n", flush=True)
     print("| attack | recipe | texts | swaps/doc | WordNet-valid | fail context (95% CI) | valid (both) | cosine | AUROC "
           "| drop | s/doc |")
@@ -121,6 +123,8 @@ def main(argv=None) -> int:
     for name in args.attacks:
         for recipe, params in (recipes[r] for r in args.recipes):
             extra = {"surrogate": "tfidf_lr", "train": "demo"} if name == "hmgc" else {}
+            if args.rate is not None:
+                extra["rate"] = args.rate
             attack = registry.get(name, **extra, **params)
             attack.batch(human[:1])  # warm-up (a human text): every model of the recipe loaded outside the timing
             out, secs = [], 0.0

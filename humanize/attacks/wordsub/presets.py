@@ -14,7 +14,7 @@ from ..base import Attack
 from .candidates import MaskedLMFill, VectorNeighbours, WordNetSynonyms
 from ..text_constraints import MaxWordsChanged, SentenceSimilarity, TextConstraint, sentence_constraints
 from .constraints import CandidateConstraint, MLMProbability, NotStopword, SamePOS, SwapValidity, WordCosine
-from .context import CONSENSUS_MARGIN, CONTEXT_MARGIN, ContextFit, context_checks
+from .context import CONSENSUS_MARGIN, CONTEXT_MARGIN, context_checks
 from .engine import EnginePreset, WordSubstitution
 from .scoring import CausalLMScore, MLMScore
 from .search import TopScore
@@ -147,10 +147,11 @@ def synonym_parts(preset: Any, cosine_optional: bool = False) -> tuple[list, lis
     validity classes ``allowed_swaps``, the word-vector cosine >= ``min_cosine``
     (``cosine_optional``: None drops it), same POS in ±``pos_window`` words when ``pos``, the
     ``max_share`` budget and the ``min_similarity`` / ``min_entailment`` sentence floors when set; words
-    inside terms kept (``keep_terms``, ``terms``) and the context check under ``lm`` (``context_margin``),
+    inside terms kept (``keep_terms``, ``terms``) and the context check under ``lm`` (``context_margin``), then under
+    ``consensus_lm`` on what ``lm`` kept (``consensus_margin``),
     issue #33, the context check last (the most costly).
     """
-    from .context import ContextFit, KeepTerms
+    from .context import KeepTerms
     from .constraints import SwapValidity
     from .senses import SenseSynonyms
     from ..text_constraints import SentenceEntailment
