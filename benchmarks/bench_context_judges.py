@@ -80,11 +80,11 @@ def main(argv=None) -> int:
         print(f"{name}: {int(np.isnan(d).sum())} swap(s) unscored", flush=True)
         d = np.nan_to_num(d, nan=-1e9)
         deltas.append(d)
-        judges[f"delta, {name}"] = (d, [-1, -2, -3, -4])
+        judges[f"delta, {name}"] = (d, [0, -0.5, -1, -2, -3, -4])
     if len(deltas) > 1:
         stack = np.vstack(deltas)
-        judges["delta, min of the models"] = (stack.min(0), [-1, -2, -3, -4])
-        judges["delta, mean of the models"] = (stack.mean(0), [-1, -2, -3, -4])
+        judges["delta, min of the models"] = (stack.min(0), [0, -0.5, -1, -2, -3, -4])
+        judges["delta, mean of the models"] = (stack.mean(0), [0, -0.5, -1, -2, -3, -4])
     if args.minilm:
         judges["MiniLM contextual cosine"] = (minilm_cosines(texts, swaps), [0.6, 0.7, 0.8])
     print(f"\n{int(valid.sum())} valid and {int((~valid).sum())} invalid swaps ({LABELS.name})\n")

@@ -11,8 +11,10 @@ cancer risk") costs probability after the word as well:
 
 ``delta = log p(replacement + rest of sentence | left context) - log p(word + rest of sentence | left context)``
 
-in nats, the left context being the previous sentence and the sentence up to the word (the
-model's BOS first when it has one). ``delta`` near 0: the model finds the sentence about as
+in nats, the left context being the previous sentence and the sentence up to the word, after the
+model's BOS token; a model without one (Qwen2.5) gets its EOS token there instead, as lm-eval-harness
+prefixes a loglikelihood request whose context is empty (``prefix_token_id``), so that the first word of a
+text has a left context too and its swaps get a score rather than NaN. ``delta`` near 0: the model finds the sentence about as
 likely with the substitute; strongly negative: the sentence became much less probable there.
 
 The same measure serves two purposes with two different models:
@@ -143,6 +145,21 @@ def context_deltas(items: Sequence[tuple[str, int, int, str]], lm: Any, *, devic
     return out
 
 
+def _encode(model, texts: list[str]):
+    """``encode_for_scoring``'s ids (BOS first where the tokenizer has one) and spans; a tokenizer without a BOS
+    token gets its EOS token first instead (lm-eval-harness's prefix for an empty context), so the text's first
+    token is predicted from something. ``has_start`` is True when a first token was added."""
+    from humanize.models.scoring import encode_for_scoring
+
+    ids, spans, has_bos = encode_for_scoring(model, texts, offsets=True)
+    if has_bos:
+        return ids, spans, True
+    eos = getattr(model.tokenizer, "eos_token_id", None)
+    if eos is None:
+        return ids, spans, False
+    return [[int(eos)] + list(seq) for seq in ids], spans, True
+
+
 def _tail(row: tuple[np.ndarray, np.ndarray], cut: int) -> float:
     """Sum of the log-probabilities of the tokens ending after character ``cut``."""
     ends, lps = row
@@ -164,14 +181,14 @@ def _packed_logprobs(model, texts: list[str], cuts: list[float], parent: list, c
     model's attention cannot take such a mask (then :func:`_token_logprobs` runs)."""
     import torch
 
-    from humanize.models.scoring import STATISTICS_CACHE, encode_for_scoring
+    from humanize.models.scoring import STATISTICS_CACHE
 
     net = model.model
     config = getattr(net, "config", None)
     impl = getattr(config, "_attn_implementation", None)
     if impl not in ("sdpa", "eager"):
         return None
-    ids, spans, has_bos = encode_for_scoring(model, texts, offsets=True)
+    ids, spans, has_bos = _encode(model, texts)
     window = _sliding_window(config)
     if window is not None and max(len(s) for s in ids) > window:
         return None  # a sliding-window layer would mask what the packed mask lets through
@@ -306,9 +323,9 @@ def _token_logprobs(model, texts: list[str], cuts: list[float], cost) -> list[tu
     """Per text: (token end offsets, log p(token | before)) for the tokens ending after ``cuts[i]`` (others NaN)."""
     import torch
 
-    from humanize.models.scoring import STATISTICS_CACHE, encode_for_scoring
+    from humanize.models.scoring import STATISTICS_CACHE
 
-    ids, spans, has_bos = encode_for_scoring(model, texts, offsets=True)
+    ids, spans, has_bos = _encode(model, texts)
     shift = int(has_bos)
     out: list[tuple[np.ndarray, np.ndarray]] = []
     need = []  # per text: number of trailing tokens whose log-prob is needed

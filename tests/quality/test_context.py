@@ -92,3 +92,37 @@ def test_bad_threshold_is_named():
 
     with pytest.raises(InvalidParameterError, match="context_threshold"):
         QualityMeter(context_threshold="low")
+
+
+@pytest.fixture(scope="module")
+def tiny_lm_path(tmp_path_factory):
+    from ..detectors.conftest import _save_tiny_llama, _train_tokenizer
+
+    return _save_tiny_llama(tmp_path_factory.mktemp("context_eos") / "a", _train_tokenizer(300), seed=0)
+
+
+@pytest.mark.parametrize("packed", [True, False])
+def test_a_model_without_bos_scores_a_first_word_swap_after_its_eos(tiny_lm_path, packed):
+    """A tokenizer without a BOS token (Qwen2.5's) gets its EOS token first, as lm-eval-harness prefixes an empty
+    context: a swap of the text's first word gets a score (it was NaN), the same as a model whose BOS is that EOS."""
+    import copy
+    import dataclasses
+
+    from humanize.models import load_causal_lm
+
+    lm = load_causal_lm(tiny_lm_path)
+    no_bos = dataclasses.replace(lm, tokenizer=copy.deepcopy(lm.tokenizer))
+    no_bos.tokenizer.bos_token = None
+    eos_first = dataclasses.replace(lm, tokenizer=copy.deepcopy(lm.tokenizer))
+    eos_first.tokenizer.bos_token = eos_first.tokenizer.eos_token
+    assert no_bos.tokenizer.bos_token_id is None and eos_first.tokenizer.bos_token_id == lm.tokenizer.eos_token_id
+    text = "The cat sat on the mat. The dog ran in the park."
+    items = [(text, 0, 3, "A"), (text, 4, 7, "dog"), (text, text.index("ran"), text.index("ran") + 3, "sat")]
+    got = context_deltas(items, no_bos, packed=packed)
+    assert np.isfinite(got).all()
+    assert got == pytest.approx(context_deltas(items, eos_first, packed=packed), abs=1e-4)
+    # a tokenizer with neither token cannot score the first word: NaN, as before
+    bare = dataclasses.replace(no_bos, tokenizer=copy.deepcopy(no_bos.tokenizer))
+    bare.tokenizer.eos_token = None
+    none = context_deltas(items, bare, packed=packed)
+    assert math.isnan(none[0]) and np.isfinite(none[1:]).all()

@@ -12,7 +12,7 @@ attack with :class:`WordSubstitution` (no subclassing).
 from ._doc import Candidate, Doc
 from .candidates import CandidateGenerator, MaskedLMFill, VectorNeighbours, WordNetSynonyms
 from .constraints import CandidateConstraint, MLMProbability, NotStopword, SamePOS, SwapValidity, WordCosine
-from .context import CONTEXT_MARGIN, ContextFit, KeepTerms
+from .context import CONSENSUS_MARGIN, CONTEXT_MARGIN, ContextFit, KeepTerms, context_checks
 from .engine import Parts, WordSubstitution
 from .hmgc import HMGC
 from .importance import SurrogateImportance
@@ -33,5 +33,6 @@ __all__ = [
     "FleschChange", "MaxWordsChanged", "PerplexityChange", "SentenceSimilarity", "TextConstraint",
     "qpa_constraints", "relative_change", "HMGC", "SurrogateImportance", "Parts", "WordRanker", "DetectorGreedy",
     "RAFT", "LLMCandidates", "Predictability", "ProposalOrder", "SenseSynonyms", "SwapValidity",
-    "SentenceEntailment", "CANDIDATE_SOURCES", "ContextFit", "KeepTerms", "CONTEXT_MARGIN",
+    "SentenceEntailment", "CANDIDATE_SOURCES", "ContextFit", "KeepTerms", "CONTEXT_MARGIN", "CONSENSUS_MARGIN",
+    "context_checks",
 ]

@@ -29,7 +29,7 @@ from .._casing import match_case
 from ._doc import WORD_RE, Doc
 from .constraints import CandidateConstraint
 
-__all__ = ["ContextFit", "KeepTerms", "CONTEXT_MARGIN"]
+__all__ = ["ContextFit", "KeepTerms", "CONTEXT_MARGIN", "CONSENSUS_MARGIN", "context_checks"]
 
 #: A candidate is kept when the sentence loses at most this many nats under the attack's ranking LM: by
 #: default none, the sentence must be at least as likely with the candidate as with the word. On the
@@ -38,6 +38,38 @@ __all__ = ["ContextFit", "KeepTerms", "CONTEXT_MARGIN"]
 #: 46%; but on 30 demo texts 28% (1.0) and 30% (2.5) of ``synonym``'s swaps then failed the validity
 #: meter's context check under SmolLM2, the issue's ceiling being 10% (docs/guide/attacks.md).
 CONTEXT_MARGIN = 0.0
+
+
+#: The second model's margin in a consensus (:func:`context_checks`): a candidate the first model kept is kept only
+#: when the sentence also loses at most this many nats under the second. Chosen on the labelled swaps and the demo
+#: texts (docs/guide/attacks.md, "In context: a consensus of two models").
+CONSENSUS_MARGIN = 0.0
+
+
+def context_checks(lm: Any, margin: Any, consensus_lm: Any = None, consensus_margin: Any = CONSENSUS_MARGIN,
+                   device: Any = None, first: str = "lm") -> list:
+    """The context constraints of a word-level attack: :class:`ContextFit` under ``lm`` within ``margin`` nats and,
+    with ``consensus_lm`` (another model), a second :class:`ContextFit` under it within ``consensus_margin``.
+
+    A candidate is kept only when both models find the sentence about as likely with it as with the word (a
+    consensus: each model's own blind spots are caught by the other). The engine filters in order, so the second
+    model scores only the candidates the first kept; ``first="consensus"`` puts ``consensus_lm`` first (RAFT: the
+    smaller model before its 0.5B proxy). ``margin=None``: no context check at all; ``consensus_lm`` None or the
+    same as ``lm``: one model."""
+    if margin is None:
+        return []
+    checks = [ContextFit(lm, margin, device=device)]
+    if consensus_lm is not None and not _same_model(consensus_lm, lm):
+        second = ContextFit(consensus_lm, CONSENSUS_MARGIN if consensus_margin is None else consensus_margin,
+                            device=device)
+        checks = [second] + checks if first == "consensus" else checks + [second]
+    return checks
+
+
+def _same_model(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    return isinstance(a, str) and isinstance(b, str) and a == b
 
 
 class ContextFit(CandidateConstraint):

@@ -30,11 +30,11 @@ import numpy as np
 
 from humanize.params import ComponentParam
 from humanize.validation import Interval
-from humanize.models import DEFAULT_RANKING_LM
+from humanize.models import DEFAULT_CHAT_LM, DEFAULT_RANKING_LM
 
 from .engine import EnginePreset, WordSubstitution
 from .importance import _METHODS, SurrogateImportance
-from .context import CONTEXT_MARGIN
+from .context import CONSENSUS_MARGIN, CONTEXT_MARGIN
 from .presets import DEFAULT_ALLOWED_SWAPS, SYNONYM_CONSTRAINTS, SYNONYM_MIN_SIMILARITY, synonym_parts
 from ..targets import THRESHOLD
 from humanize.validation import Options
@@ -83,7 +83,8 @@ class HMGC(EnginePreset):
       validity class must be in ``allowed_swaps`` (WordNet synonyms; None: no check), its
       word-vector cosine >= ``min_cosine`` (None: no cosine filter), same POS in a ±4-word
       window when ``pos``; no stop words; in context (issue #33, as :class:`~.presets.Synonym`'s:
-      ``context_margin`` under ``lm``, ``keep_terms``, ``terms``). HMGC's looser recipe:
+      ``context_margin`` under ``lm``, then ``consensus_margin`` under ``consensus_lm``, ``keep_terms``, ``terms``;
+      ``consensus_lm=None``: hmgc 4's single model). HMGC's looser recipe:
       ``candidates=["wordnet_all_senses", "vector_neighbours"], allowed_swaps=None, min_similarity=0.75,
       context_margin=None, keep_terms=False``.
     - ``max_share`` (0.4) of the words may change; each changed sentence keeps a
@@ -110,8 +111,9 @@ class HMGC(EnginePreset):
     # 3: threshold "auto" (a zero-shot surrogate's is calibrated; was 0.5 for every surrogate), and the
     # engine works long documents one window of sentences at a time
     # 4: candidates must fit their sentence and words inside terms are kept (issue #33, as Synonym's)
-    version = "4"
-    _model_params = ("lm", "mlm", "nli_model")
+    # 5: ... under a consensus of lm and consensus_lm (Qwen2.5-Coder-0.5B), issue #33, as Synonym's
+    version = "5"
+    _model_params = ("lm", "mlm", "nli_model", "consensus_lm")
     _component_params = {
         "surrogate": ComponentParam("detector", train="train"),
         "train": ComponentParam("training_set"),
@@ -133,7 +135,8 @@ class HMGC(EnginePreset):
                  top_k: int = 50, min_mlm_prob: float = 0.0005, max_queries: Any = None, device: Any = None,
                  candidates: Any = None, senses: Any = 1, allowed_swaps: Any = DEFAULT_ALLOWED_SWAPS,
                  min_entailment: Any = None, nli_model: Any = None, context_margin: Any = CONTEXT_MARGIN,
-                 keep_terms: bool = True, terms: Any = ()):
+                 keep_terms: bool = True, terms: Any = (), consensus_lm: Any = DEFAULT_CHAT_LM,
+                 consensus_margin: float = CONSENSUS_MARGIN):
         self._init_params(locals())
 
     def _check(self) -> None:

@@ -8,13 +8,13 @@ from numbers import Integral, Real
 from humanize.params import ComponentParam
 from humanize.validation import HasMethods, InstanceOf, Interval, Options, SequenceOf
 from humanize.exceptions import InvalidParameterError
-from humanize.models import DEFAULT_CAUSAL_LM, DEFAULT_RANKING_LM, DEFAULT_SENTENCE_ENCODER
+from humanize.models import DEFAULT_CAUSAL_LM, DEFAULT_CHAT_LM, DEFAULT_RANKING_LM, DEFAULT_SENTENCE_ENCODER
 
 from ..base import Attack
 from .candidates import MaskedLMFill, VectorNeighbours, WordNetSynonyms
 from ..text_constraints import MaxWordsChanged, SentenceSimilarity, TextConstraint, sentence_constraints
 from .constraints import CandidateConstraint, MLMProbability, NotStopword, SamePOS, SwapValidity, WordCosine
-from .context import CONTEXT_MARGIN, ContextFit
+from .context import CONSENSUS_MARGIN, CONTEXT_MARGIN, context_checks
 from .engine import EnginePreset, WordSubstitution
 from .scoring import CausalLMScore, MLMScore
 from .search import TopScore
@@ -48,6 +48,8 @@ SYNONYM_CONSTRAINTS = {
     "min_entailment": [Interval(Real, 0, 1), None],
     "nli_model": ["model", None],
     "context_margin": [Interval(Real, 0, None), None],
+    "consensus_lm": ["model", None],
+    "consensus_margin": [Interval(Real, 0, None)],
     "keep_terms": ["boolean"],
     "terms": [SequenceOf("str", containers=(list, tuple, set, frozenset), name="a list of phrases (str)")],
 }
@@ -84,8 +86,11 @@ class Synonym(EnginePreset):
     ``lm`` (the ranking model) as the word did, losing at most ``context_margin`` nats over its tokens
     and the rest of the sentence (:class:`~.context.ContextFit`; None: no check); with ``keep_terms``
     no word inside a WordNet collocation, a noun-noun compound, a proper noun or one of ``terms`` (your
-    own phrases) is swapped (:class:`~.context.KeepTerms`). The recipe of issue #19 is
-    ``context_margin=None, keep_terms=False``.
+    own phrases) is swapped (:class:`~.context.KeepTerms`). A consensus: a candidate ``lm`` kept must also lose at
+    most ``consensus_margin`` nats under ``consensus_lm`` (default Qwen2.5-Coder-0.5B-Instruct, which the demo's
+    paraphrase attack loads anyway; neither model is the validity meter's SmolLM2), scored only for the candidates
+    ``lm`` kept (:func:`~.context.context_checks`); ``consensus_lm=None`` is the single-model recipe of synonym 4.
+    The recipe of issue #19 is ``context_margin=None, keep_terms=False``.
 
     RAID's looser recipe (WordNet lemmas of every sense plus the 10 nearest word vectors, no
     validity or sentence check) stays reachable:
@@ -98,11 +103,12 @@ class Synonym(EnginePreset):
     """
 
     name = "synonym"
+    # 5: a consensus: candidates must also fit their sentence under consensus_lm (Qwen2.5-Coder-0.5B), issue #33;
     # 4: candidates must fit their sentence (ContextFit) and words inside terms are kept (KeepTerms), issue #33;
     # 3: documents over engine.WINDOW_WORDS words in windows, the budget shared (issue #22)
-    version = "4"
+    version = "5"
     _parameter_constraints = SYNONYM_CONSTRAINTS
-    _model_params = ("lm", "mlm", "nli_model")
+    _model_params = ("lm", "mlm", "nli_model", "consensus_lm")
 
     def __init__(self, rate: float = 0.5, seed: int = 0, mlm: Any = None, lm: Any = DEFAULT_RANKING_LM,
                  vectors: Any = "glove-6b-50d", neighbours: int = 10, min_cosine: float = 0.5, pos: bool = True,
@@ -110,7 +116,8 @@ class Synonym(EnginePreset):
                  max_share: Any = None, min_similarity: Any = SYNONYM_MIN_SIMILARITY, device: Any = None,
                  candidates: Any = None, senses: Any = 1, allowed_swaps: Any = DEFAULT_ALLOWED_SWAPS,
                  min_entailment: Any = None, nli_model: Any = None, context_margin: Any = CONTEXT_MARGIN,
-                 keep_terms: bool = True, terms: Any = ()):
+                 keep_terms: bool = True, terms: Any = (), consensus_lm: Any = DEFAULT_CHAT_LM,
+                 consensus_margin: float = CONSENSUS_MARGIN):
         self._init_params(locals())
 
     def assemble(self) -> WordSubstitution:
@@ -140,10 +147,11 @@ def synonym_parts(preset: Any, cosine_optional: bool = False) -> tuple[list, lis
     validity classes ``allowed_swaps``, the word-vector cosine >= ``min_cosine``
     (``cosine_optional``: None drops it), same POS in ±``pos_window`` words when ``pos``, the
     ``max_share`` budget and the ``min_similarity`` / ``min_entailment`` sentence floors when set; words
-    inside terms kept (``keep_terms``, ``terms``) and the context check under ``lm`` (``context_margin``),
+    inside terms kept (``keep_terms``, ``terms``) and the context check under ``lm`` (``context_margin``), then under
+    ``consensus_lm`` on what ``lm`` kept (``consensus_margin``),
     issue #33, the context check last (the most costly).
     """
-    from .context import ContextFit, KeepTerms
+    from .context import KeepTerms
     from .constraints import SwapValidity
     from .senses import SenseSynonyms
     from ..text_constraints import SentenceEntailment
@@ -173,8 +181,8 @@ def synonym_parts(preset: Any, cosine_optional: bool = False) -> tuple[list, lis
         cons.append(WordCosine(p.min_cosine, p.vectors))
     if p.pos:
         cons.append(SamePOS(window=getattr(p, "pos_window", 4)))
-    if getattr(p, "context_margin", None) is not None:
-        cons.append(ContextFit(p.lm, p.context_margin, device=p.device))
+    cons += context_checks(p.lm, getattr(p, "context_margin", None), getattr(p, "consensus_lm", None),
+                           getattr(p, "consensus_margin", CONSENSUS_MARGIN), device=p.device)
     if p.max_share is not None:
         cons.append(MaxWordsChanged(p.max_share))
     if p.min_similarity is not None:
@@ -187,7 +195,8 @@ def synonym_parts(preset: Any, cosine_optional: bool = False) -> tuple[list, lis
 def qpa_constraints(max_ppl_change: float = 0.05, max_flesch_change: float = 0.05, min_similarity: float = 0.95,
                     lm: Any = DEFAULT_CAUSAL_LM, encoder: Any = DEFAULT_SENTENCE_ENCODER,
                     allowed_swaps: Any = ("synonym", "morphological"), context_margin: Any = "default",
-                    context_lm: Any = DEFAULT_RANKING_LM) -> list:
+                    context_lm: Any = DEFAULT_RANKING_LM, consensus_lm: Any = DEFAULT_CHAT_LM,
+                    consensus_margin: float = CONSENSUS_MARGIN) -> list:
     """TH-Bench's QPA constraints (Appendix G), cheapest first, plus the validity class of each swap.
 
     ``allowed_swaps`` (issue #19 §3): every swap QPA keeps must be a WordNet synonym or a
@@ -197,12 +206,13 @@ def qpa_constraints(max_ppl_change: float = 0.05, max_flesch_change: float = 0.0
 
     ``context_margin`` (issue #33): every kept swap must also fit its sentence under ``context_lm``
     (the word-level attacks' ranking model, not ``lm``, the perplexity meter's), within that many nats
-    (:class:`~.context.ContextFit`; ``"default"``: :data:`~.context.CONTEXT_MARGIN`; None: no check).
+    (:class:`~.context.ContextFit`; ``"default"``: :data:`~.context.CONTEXT_MARGIN`; None: no check), and under
+    ``consensus_lm`` within ``consensus_margin`` (a consensus of two models, :func:`~.context.context_checks`;
+    None: ``context_lm`` alone).
     """
     validity = [] if allowed_swaps is None else [SwapValidity(tuple(allowed_swaps))]
     margin = CONTEXT_MARGIN if isinstance(context_margin, str) and context_margin == "default" else context_margin
-    if margin is not None:
-        validity.append(ContextFit(context_lm, margin))
+    validity += context_checks(context_lm, margin, consensus_lm, consensus_margin)
     return validity + sentence_constraints(max_ppl_change, max_flesch_change, min_similarity, lm, encoder)
 
 
@@ -237,7 +247,9 @@ class QPA(Attack):
     """
 
     name = "qpa"
-    version = "4"  # 4: its constraints include the context check (issue #33); 3: the engine's windows (issue #22)
+    # 5: the context check is a consensus of Gemma-3-270M and Qwen2.5-Coder-0.5B (issue #33); 4: its constraints include
+    # the context check (issue #33); 3: the engine's windows (issue #22)
+    version = "5"
     has_rate = False
     _derived_state = ("_engine",)  # rebuilt after any set_params (a nested attack__rate too)
 

@@ -14,10 +14,10 @@ from numbers import Integral
 
 from humanize.params import ComponentParam
 from humanize.validation import Interval, Options
-from humanize.models import DEFAULT_CHAT_LM
+from humanize.models import DEFAULT_CHAT_LM, DEFAULT_RANKING_LM
 
 from .constraints import NotStopword, SamePOS, SwapValidity, WordCosine
-from .context import CONTEXT_MARGIN, ContextFit, KeepTerms
+from .context import CONSENSUS_MARGIN, CONTEXT_MARGIN, KeepTerms, context_checks
 from .engine import EnginePreset, WordSubstitution
 from .llm_candidates import LLMCandidates
 from .rankers import Predictability
@@ -53,7 +53,9 @@ class RAFT(EnginePreset):
     - ``context_margin``: a candidate (the stand-in's or the LLM's) must keep its sentence about as
       likely under ``proxy`` as the word did, within this many nats (:class:`~.context.ContextFit`,
       issue #33; None: no check); ``keep_terms``: no word inside a WordNet collocation, a noun-noun
-      compound, a proper noun or one of ``terms`` is swapped (:class:`~.context.KeepTerms`);
+      compound, a proper noun or one of ``terms`` is swapped (:class:`~.context.KeepTerms`); a consensus: the
+      candidate must first lose at most ``consensus_margin`` nats under ``consensus_lm`` (Gemma-3-270M, the
+      smaller model, so the proxy scores only what it kept; None: the proxy alone, RAFT 6's check);
     - ``offer``: ``"all"`` (default since issue #39): every eligible word is tried in the proxy's
       predictability order until θ of them have been swapped or the query budget is spent;
       ``"top_k"``: only the θ most predictable words are tried, as in RAFT's code (with valid
@@ -89,8 +91,10 @@ class RAFT(EnginePreset):
     # 5: candidates (the stand-in's and the LLM's) must fit their sentence under the proxy, words inside terms
     # are kept (issue #33);
     # 6: llm=None (the stand-in, every sense in context), offer="all", max_queries=100 (issue #39)
-    version = "6"
-    _model_params = ("llm", "proxy")
+    # 7: the context check is a consensus of consensus_lm (Gemma-3-270M) and the proxy, and the proxy (no BOS)
+    # scores a text's first word after its EOS token instead of not at all (issue #33)
+    version = "7"
+    _model_params = ("llm", "proxy", "consensus_lm")
     _component_params = {
         "target": ComponentParam("detector", train="target_train"),
         "target_train": ComponentParam("training_set"),
@@ -104,6 +108,8 @@ class RAFT(EnginePreset):
         "allowed_swaps": SYNONYM_CONSTRAINTS["allowed_swaps"],
         "candidates": SYNONYM_CONSTRAINTS["candidates"],
         "context_margin": SYNONYM_CONSTRAINTS["context_margin"],
+        "consensus_lm": SYNONYM_CONSTRAINTS["consensus_lm"],
+        "consensus_margin": SYNONYM_CONSTRAINTS["consensus_margin"],
         "keep_terms": SYNONYM_CONSTRAINTS["keep_terms"],
         "terms": SYNONYM_CONSTRAINTS["terms"],
     }
@@ -112,7 +118,8 @@ class RAFT(EnginePreset):
                  llm: Any = None, proxy: Any = DEFAULT_CHAT_LM, k: int = 15, pos: bool = True,
                  max_queries: Any = 100, batched: bool = True, device: Any = None, offer: str = "all",
                  allowed_swaps: Any = DEFAULT_ALLOWED_SWAPS, candidates: Any = None,
-                 context_margin: Any = CONTEXT_MARGIN, keep_terms: bool = True, terms: Any = ()):
+                 context_margin: Any = CONTEXT_MARGIN, keep_terms: bool = True, terms: Any = (),
+                 consensus_lm: Any = DEFAULT_RANKING_LM, consensus_margin: float = CONSENSUS_MARGIN):
         self._init_params(locals())
 
     def _check(self) -> None:
@@ -140,8 +147,9 @@ class RAFT(EnginePreset):
         else:
             gens = [LLMCandidates(self.llm, k=self.k, device=self.device)]
             scorer = ProposalOrder()
-        if self.context_margin is not None:  # last: the most costly check, on what the others left
-            cons.append(ContextFit(self.proxy, self.context_margin, device=self.device))
+        # last: the most costly checks, on what the others left; the smaller consensus model (Gemma) before the proxy
+        cons += context_checks(self.proxy, self.context_margin, self.consensus_lm, self.consensus_margin,
+                               device=self.device, first="consensus")
         return WordSubstitution(gens, cons, scorer, search, rate=self.rate, seed=self.seed,
                                 ranker=Predictability(self.proxy, device=self.device), offer=self.offer)
 

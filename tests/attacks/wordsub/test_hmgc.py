@@ -295,7 +295,8 @@ def test_registry_config_and_qpa_build_hmgc_by_name():
     full = HMGC(mlm="bert-base-cased", min_cosine=None)._parts()  # HMGC's masked-LM candidates (not loaded here)
     assert [type(g).__name__ for g in full.generators] == ["MaskedLMFill"] and full.generators[0].top_k == 50
     assert [type(c).__name__ for c in full.candidate_constraints] == ["NotStopword", "KeepTerms", "MLMProbability",
-                                                                      "SwapValidity", "SamePOS", "ContextFit"]
+                                                                      "SwapValidity", "SamePOS", "ContextFit",
+                                                                      "ContextFit"]  # Gemma, then Qwen
     assert type(full.scorer).__name__ == "MLMScore"
 
 
