@@ -10,13 +10,17 @@ cut to ``--words`` words and scored the way the metric detectors score them (:cl
    next to a plain matrix product of the model's own shapes (tokens x hidden by hidden x intermediate) in
    the same precision: the model's fraction of what the hardware does on its largest product;
 3. where the time goes: ``torch.profiler``'s self CPU time by op over one pass of the texts, per precision,
-   and the share of the float32 statistics over the vocabulary that follow the model (log-softmax, rank,
-   entropy over 49k tokens per position).
+   and the share of the float32 statistics over the vocabulary that follow the model (log-probability,
+   rank, entropy over 49k tokens per position); ``--no-profile`` skips it.
 
 Absolute times depend on the machine and its load; read the ratios. The flags of the CPU that decide
-whether bfloat16 has native instructions (``avx512_bf16``, ``amx_bf16``) are printed first.
+whether bfloat16 has native instructions (``avx512_bf16``, ``amx_bf16``) are printed first. On a machine
+shared with other work, ``--threads 1`` gives the steadier per-core figures: two OpenMP threads that are
+descheduled in turn wait for each other at every operation, which hits many small operations (the
+element-wise ones, the chunked statistics) much harder than a few large matrix products.
 
     python benchmarks/bench_scoring.py --texts 8 --words 200 --repeats 3
+    python benchmarks/bench_scoring.py --texts 4 --repeats 3 --no-int8 --no-profile --threads 1
 """
 from __future__ import annotations
 
