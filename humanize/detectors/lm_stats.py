@@ -185,14 +185,22 @@ class LMStatistics:
         return [seq[:keep] for seq in ids], [len(seq) > keep for seq in ids]
 
     def _batches(self, lengths: list[int]) -> list[list[int]]:
-        """Indices grouped into batches, longest first, rows x width <= batch_tokens."""
+        """Indices grouped into batches, longest first, rows x width <= batch_tokens.
+
+        A model in reduced precision (bfloat16, float16, int8) scores each text in a batch of its own: there
+        a text's statistics would depend on the texts batched with it (the matrix products' blocking follows
+        the batch's shape, and a float32 rounding difference becomes a bfloat16 one, about 1e-3 relative), and
+        a document's score must not depend on its batch."""
+        order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
+        if any(m is not None and str(m.dtype) not in ("torch.float32", "torch.float64")
+               for m in (self.lm, self.reference)):
+            return [[i] for i in order]
         budget = self.batch_tokens
         if budget is None:
             vocab = int(getattr(self.lm.model.config, "vocab_size", 0) or 50_000)
             if self.reference is not None:
                 vocab += int(getattr(self.reference.model.config, "vocab_size", 0) or 50_000)
             budget = max(self.max_tokens + 1, _BATCH_LOGIT_BYTES // (4 * vocab))
-        order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
         batches: list[list[int]] = []
         for i in order:  # the first (longest) text of a batch sets its padded width
             if batches and (len(batches[-1]) + 1) * lengths[batches[-1][0]] <= budget:
