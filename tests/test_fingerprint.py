@@ -191,7 +191,8 @@ def test_loaded_model_identity_and_the_statistics_cache_key_on_weights_not_addre
     ident = a.identity
     assert ident["directory"] == tiny_dirs["a"] and ident["kind"] == "causal_lm" and ident["device_type"] == "cpu"
     assert ident["dtype"] == "torch.float32" and a.identity_key == a.identity_key
-    det = detectors.get("log_rank", model=tiny_dirs["a"], device="cpu")
+    # float32 as load_causal_lm's default (the detector's own default, "auto", is bfloat16 on some CPUs)
+    det = detectors.get("log_rank", model=tiny_dirs["a"], device="cpu", dtype="float32")
     by_name = det.provenance()["params"]["model"]["__model__"]
     assert by_name["blake2b"] == ident["blake2b"]
     assert detectors.get("log_rank", model=a).provenance()["params"]["model"]["__model__"] == ident

@@ -10,7 +10,9 @@ and the commit lists the entries that changed (the test prints them either way).
 
 Machine state is left out so that the table is the same on every machine: each model's identity (installed
 package version, hub snapshot, directory digest) is replaced by the name the component asked for, the device is
-the CPU, and ``OPENAI_BASE_URL`` is unset. Everything the code decides (class, version, exact parameters,
+the CPU, the CPU is one without bfloat16 instructions (so ``dtype="auto"``, the scoring models' default, resolves
+to float32 here as on such a machine; ``tests/models/test_precision.py`` checks that a machine with them records
+bfloat16 instead), and ``OPENAI_BASE_URL`` is unset. Everything the code decides (class, version, exact parameters,
 nested components, library version, the demo's configuration key and training split) is in the table.
 """
 from __future__ import annotations
@@ -50,6 +52,7 @@ def machine_free(monkeypatch):
                                                                    if isinstance(model, (str, os.PathLike))
                                                                    else repr(model)})
     monkeypatch.setenv("HUMANIZE_DEVICE", "cpu")
+    monkeypatch.setattr("humanize.models.precision.cpu_has_native_bf16", lambda: False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
 
 

@@ -39,7 +39,7 @@ class FastDetectGPT(CausalLMMetricDetector):
     _parameter_constraints = {"reference_model": [MODEL, None]}
 
     def __init__(self, model="smollm2-135m-instruct", reference_model=None, *,
-                 max_tokens: int = DEFAULT_MAX_TOKENS, batch_tokens=None, device=None, dtype=None):
+                 max_tokens: int = DEFAULT_MAX_TOKENS, batch_tokens=None, device=None, dtype="auto"):
         self.reference_model = reference_model
         super().__init__(model, max_tokens=max_tokens, batch_tokens=batch_tokens, device=device, dtype=dtype)
 

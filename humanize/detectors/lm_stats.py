@@ -185,14 +185,22 @@ class LMStatistics:
         return [seq[:keep] for seq in ids], [len(seq) > keep for seq in ids]
 
     def _batches(self, lengths: list[int]) -> list[list[int]]:
-        """Indices grouped into batches, longest first, rows x width <= batch_tokens."""
+        """Indices grouped into batches, longest first, rows x width <= batch_tokens.
+
+        A model in reduced precision (bfloat16, float16, int8) scores each text in a batch of its own: there
+        a text's statistics would depend on the texts batched with it (the matrix products' blocking follows
+        the batch's shape, and a float32 rounding difference becomes a bfloat16 one, about 1e-3 relative), and
+        a document's score must not depend on its batch."""
+        order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
+        if any(m is not None and str(m.dtype) not in ("torch.float32", "torch.float64")
+               for m in (self.lm, self.reference)):
+            return [[i] for i in order]
         budget = self.batch_tokens
         if budget is None:
             vocab = int(getattr(self.lm.model.config, "vocab_size", 0) or 50_000)
             if self.reference is not None:
                 vocab += int(getattr(self.reference.model.config, "vocab_size", 0) or 50_000)
             budget = max(self.max_tokens + 1, _BATCH_LOGIT_BYTES // (4 * vocab))
-        order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
         batches: list[list[int]] = []
         for i in order:  # the first (longest) text of a batch sets its padded width
             if batches and (len(batches[-1]) + 1) * lengths[batches[-1][0]] <= budget:
@@ -229,13 +237,13 @@ class LMStatistics:
                 for r, i in enumerate(rows):
                     n = len(ids[i]) - 1
                     target = targets[r, :n]
-                    own = _own_stats(logits[r, :n].float(), target)
+                    own = _own_stats(logits[r, :n], target)
                     stats = TextStatistics(token_ids=np.asarray(ids[i][1:], dtype=np.int64), truncated=truncated[i],
                                            **own)
                     if self.cache and self.reference is not None:
                         # the scoring and reference models' own statistics come for free
                         _CACHE.put(self._key(keys[i], with_reference=False), stats)
-                        ref_own = _own_stats(ref_logits[r, :n].float(), target.to(ref_logits.device))
+                        ref_own = _own_stats(ref_logits[r, :n], target.to(ref_logits.device))
                         _CACHE.put((self._ref_key, None, self.max_tokens, keys[i]),
                                    TextStatistics(token_ids=stats.token_ids, truncated=truncated[i], **ref_own))
                     if ref_logits is not None:
@@ -260,8 +268,47 @@ def _empty(ids: list[int], truncated: bool) -> TextStatistics:
                           entropy=z, expected_logprob=z, logprob_var=z, truncated=truncated)
 
 
-def _own_stats(logits, target) -> dict:
-    """Log-prob, 1-based rank, entropy and mean/variance of log p under p itself, per position."""
+#: Positions whose vocabulary statistics are computed together: 32 x 49k fp32 logits (6 MiB a temporary) keep
+#: every pass of :func:`_own_stats` in the CPU's cache instead of streaming the whole batch's logits ~10 times.
+STATS_CHUNK = 32
+
+
+def _own_stats(logits, target, chunk: int = STATS_CHUNK) -> dict:
+    """Log-prob, 1-based rank, entropy and mean/variance of log p under p itself, per position.
+
+    In chunks of ``chunk`` positions and from the shifted logits ``z = x - max x`` alone (one ``exp``, no
+    ``log_softmax`` tensor): with ``s = sum exp z``, ``log p = z - log s``, so ``E_p[log p] = E_p[z] - log s``
+    and ``Var_p[log p] = Var_p[z]``; terms whose ``exp z`` underflows to 0 count as 0. The same values, to
+    float32 rounding, as the log-softmax form (issue #38: that form cost 15-30% of a scoring pass).
+    """
+    import torch
+
+    n = logits.shape[0]
+    logprob, mean, var = (torch.empty(n, dtype=torch.float64) for _ in range(3))
+    rank = torch.empty(n, dtype=torch.int64)
+    for a in range(0, n, chunk):
+        x = logits[a: a + chunk].float()
+        observed = x.gather(-1, target[a: a + chunk].unsqueeze(-1).to(x.device))
+        rank[a: a + chunk] = (1 + (x > observed).sum(-1)).cpu()  # ties count in the token's favour
+        top = x.amax(-1, keepdim=True)
+        z = (x - top).clamp_min_(-1e4)  # a -inf logit: exp 0, and 0 * z stays 0
+        e = z.exp()
+        s = e.sum(-1)
+        s1 = torch.linalg.vecdot(e, z)  # sum e z (a reduction as accurate as sum's, unlike a bmm)
+        s2 = torch.linalg.vecdot(e.mul_(z), z)  # sum e z^2
+        log_s = s.log()
+        m1 = s1 / s
+        logprob[a: a + chunk] = (observed.view(-1) - top.view(-1) - log_s).double().cpu()
+        mean[a: a + chunk] = (m1 - log_s).double().cpu()
+        var[a: a + chunk] = (s2 / s - m1 * m1).clamp_min(0).double().cpu()
+
+    return dict(logprob=logprob.numpy(), rank=rank.numpy(), entropy=(-mean).numpy(), expected_logprob=mean.numpy(),
+                logprob_var=var.numpy())
+
+
+def _own_stats_softmax(logits, target) -> dict:
+    """The log-softmax form of :func:`_own_stats` (before issue #38), kept as its reference in the tests and
+    as the ``--baseline`` of ``benchmarks/bench_scoring.py``."""
     import torch
 
     lse = torch.logsumexp(logits, dim=-1)

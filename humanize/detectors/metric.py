@@ -114,7 +114,9 @@ class CausalLMMetricDetector(Detector):
     :class:`humanize.models.LoadedModel` (default ``smollm2-135m-instruct``);
     ``max_tokens``: how many tokens of each text are scored (the first ones);
     ``batch_tokens``: rows x padded length of one forward batch (None: about
-    512 MiB of logits); ``device``/``dtype``: passed to ``load_causal_lm``.
+    512 MiB of logits); ``device``/``dtype``: passed to ``load_causal_lm``; ``dtype="auto"`` (the default):
+    bfloat16 on a CPU with bfloat16 instructions, else float32 (:mod:`humanize.models.precision`; the resolved
+    precision is in the fingerprint and the manifest).
     """
 
     #: the entry of :data:`FEATURES` this detector reduces to.
@@ -125,7 +127,7 @@ class CausalLMMetricDetector(Detector):
     _parameter_constraints = {"model": [MODEL], **LM_CONSTRAINTS}
 
     def __init__(self, model="smollm2-135m-instruct", *, max_tokens: int = DEFAULT_MAX_TOKENS,
-                 batch_tokens=None, device=None, dtype=None):
+                 batch_tokens=None, device=None, dtype="auto"):
         self._init_params(locals())
 
     def _scoring_lm(self):

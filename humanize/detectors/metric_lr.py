@@ -45,7 +45,7 @@ class MetricFeaturesLR(CausalLMMetricDetector):
                               "max_iter": [Interval(Integral, 1, None)]}
 
     def __init__(self, features: Sequence[str] = DEFAULT_FEATURES, model="smollm2-135m-instruct", *,
-                 max_tokens: int = DEFAULT_MAX_TOKENS, batch_tokens=None, device=None, dtype=None,
+                 max_tokens: int = DEFAULT_MAX_TOKENS, batch_tokens=None, device=None, dtype="auto",
                  C: float = 1.0, max_iter: int = 1000):
         self.features = features
         self.C = C

@@ -8,14 +8,18 @@
   bfloat16;
 * any other CPU: float32 (emulated bfloat16 is slower than float32).
 
-A score computed in another precision is another score: the dtype is part of a model's identity
-(:mod:`humanize.models.identity`), hence of every fingerprint and cache key built on it, so figures of
-two precisions never share a table row or a cache entry.
+``"auto"`` is the default of the scoring models: the metric detectors (log-likelihood, log-rank, entropy,
+GLTR, LRR, Fast-DetectGPT, the metric LR) and the quality meter's perplexity and in-context validity, which
+must share their precision to share the detectors' pass. It passed the issue's check: bfloat16 scores rank
+the demo texts as float32's do (Spearman >= 0.99, ``tests/models/test_precision.py``) and keep every demo
+AUROC inside float32's bootstrap interval (``benchmarks/bench_precision_agreement.py``). Generation models,
+encoders and classifiers keep ``None`` (float32 on a CPU): no such check was run for them.
 
-float32 stays the CPU default (``dtype=None``): a default that depended on the CPU would give one
-configuration two fingerprints, and bfloat16 pays only 1.3-1.5x on the scoring model (its element-wise
-work does not speed up; ``benchmarks/bench_scoring.py``), although the detectors' AUROCs stay inside
-float32's bootstrap intervals (``benchmarks/bench_precision_agreement.py``).
+A score computed in another precision is another score: the dtype is part of a model's identity
+(:mod:`humanize.models.identity`), hence of every fingerprint, manifest entry and cache key built on it, so
+figures of two precisions never share a table row or a cache entry; a machine with bfloat16 and one without
+give the same configuration two fingerprints, each saying what ran. ``dtype="float32"`` pins float32
+everywhere (e.g. to compare with figures taken on another machine).
 
 Dynamic int8 (:func:`quantize_dynamic_int8`, PyTorch's ``quantize_dynamic`` of the linear layers) is
 measured by the benchmarks next to the two; it is not offered as a ``dtype`` because it changes the

@@ -90,7 +90,7 @@ def _window(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def context_deltas(items: Sequence[tuple[str, int, int, str]], lm: Any, *, device: Any = None,
-                   cost: Any = None, packed: bool | None = None) -> np.ndarray:
+                   cost: Any = None, packed: bool | None = None, dtype: Any = None) -> np.ndarray:
     """``delta`` (module docstring) for each ``(text, start, end, replacement)``: ``text[start:end]``
     replaced by ``replacement``, in nats under the causal LM ``lm`` (a name or a loaded model).
 
@@ -109,7 +109,7 @@ def context_deltas(items: Sequence[tuple[str, int, int, str]], lm: Any, *, devic
     items = list(items)
     if not items:
         return np.zeros(0)
-    model = get_lm(lm, device)
+    model = get_lm(lm, device, dtype)
     seqs: dict[str, int] = {}  # window text -> row
     rows_text: list[str] = []
     jobs = []  # (original row, variant row, cut in window)

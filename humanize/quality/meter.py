@@ -57,6 +57,8 @@ class QualityMeter(ParamsMixin):
         many nats as not fitting; the valid swaps are WordNet-valid *and* fitting (issue #33). None: the
         WordNet classes alone (the figures before issue #33)
     device : device for the models (None = CUDA when present)
+    dtype : precision of ``lm`` (``"auto"``: bfloat16 on a CPU with bfloat16 instructions, else float32;
+        :mod:`humanize.models.precision`), the metric detectors' default too, so perplexity reads their pass
     nli_model : NLI classifier for the opt-in ``"entailment"`` meter (hub id, directory or loaded model;
         columns ``entailment``, ``entailment_min``, ``contradiction``, ``entailment_model``; batches of ``batch_size``)
     judge : the LLM judge of the opt-in ``"judge"`` meter: a chat model name, ``"endpoint:<model>"``, a dict
@@ -99,7 +101,7 @@ class QualityMeter(ParamsMixin):
                  max_length: Optional[int] = None, stride: Optional[int] = None,
                  max_windows: int = MAX_WINDOWS, max_chars: int = MAX_CHARS, device=None,
                  nli_model: Union[str, LoadedModel] = DEFAULT_NLI_MODEL, judge=None, custom=None,
-                 context_threshold: Optional[float] = CONTEXT_THRESHOLD):
+                 context_threshold: Optional[float] = CONTEXT_THRESHOLD, dtype="auto"):
         self._init_params(locals())
 
     def _check(self) -> None:

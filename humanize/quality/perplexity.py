@@ -79,22 +79,24 @@ def check_stride(stride, max_length, owner: str) -> None:
                                     f"got {stride!r}")
 
 
-def get_lm(lm: Union[str, LoadedModel], device=None) -> LoadedModel:
+def get_lm(lm: Union[str, LoadedModel], device=None, dtype=None) -> LoadedModel:
+    """The causal LM ``lm`` names (``dtype``: as :func:`~humanize.models.resolve_dtype`), or ``lm`` loaded."""
     if isinstance(lm, LoadedModel):
         if lm.kind != "causal_lm":
             raise ValueError(f"perplexity needs a causal LM, got a {lm.kind} ({lm.resolved})")
         return lm
-    return load_causal_lm(lm, device=device)
+    return load_causal_lm(lm, device=device, dtype=dtype)
 
 
 def perplexity_with_notes(texts, lm: Union[str, LoadedModel] = DEFAULT_CAUSAL_LM, *, batch_size: int = 8,
                           max_length: Optional[int] = None, stride: Optional[int] = None,
-                          max_windows: int = MAX_WINDOWS, device=None) -> tuple[np.ndarray, list[str], str]:
+                          max_windows: int = MAX_WINDOWS, device=None,
+                          dtype=None) -> tuple[np.ndarray, list[str], str]:
     """Perplexities, a reason for every NaN or truncation ("" otherwise) and the resolved model name."""
     texts = check_texts(texts, "humanize.quality", "perplexity")
     check_window_args(batch_size, max_length, stride)
     max_windows = check_max_windows(max_windows)
-    model = get_lm(lm, device)
+    model = get_lm(lm, device, dtype)
     length, step = _window_params(model, max_length, stride)
     cap = length + (max_windows - 1) * step  # ids (BOS included) that max_windows windows cover
     unique = list(dict.fromkeys(texts))
@@ -120,18 +122,19 @@ def perplexity_with_notes(texts, lm: Union[str, LoadedModel] = DEFAULT_CAUSAL_LM
 
 def perplexity(texts, lm: Union[str, LoadedModel] = DEFAULT_CAUSAL_LM, *, batch_size: int = 8,
                max_length: Optional[int] = None, stride: Optional[int] = None, max_windows: int = MAX_WINDOWS,
-               device=None):
+               device=None, dtype=None):
     """``exp(-mean log p(token | prefix))`` per text: a float for a str, an array for a sequence.
 
     The first token is conditioned on the tokenizer's BOS when it has one.
     Empty text gives NaN. ``max_length``/``stride`` set the window (default
     ``min(context, 1024)`` and half of it); at most ``max_windows`` windows
-    (the text's first tokens) are scored per text.
+    (the text's first tokens) are scored per text. ``dtype``: the model's precision when ``lm`` is a name
+    (None: float32 on a CPU; ``"auto"``: :mod:`humanize.models.precision`'s rule).
     """
     single = isinstance(texts, str)
     values, _, _ = perplexity_with_notes([texts] if single else texts, lm, batch_size=batch_size,
                                          max_length=max_length, stride=stride, max_windows=max_windows,
-                                         device=device)
+                                         device=device, dtype=dtype)
     return float(values[0]) if single else values
 
 
@@ -139,7 +142,9 @@ class Perplexity(PairMeter):
     """Fluency: perplexity of both texts under a causal LM, and its change (TH-Bench Section 3.3).
 
     Columns ``perplexity_original``, ``perplexity_attacked``, ``perplexity_delta`` and
-    ``perplexity_model`` (the resolved model). Parameters as :func:`perplexity`'s."""
+    ``perplexity_model`` (the resolved model). Parameters as :func:`perplexity`'s; ``dtype`` ``"auto"``, as
+    the metric detectors', so that perplexity reads their pass (:func:`~humanize.models.scoring.shared_logprobs`
+    serves only the same model in the same precision)."""
 
     name = "perplexity"
     default = True
@@ -150,7 +155,7 @@ class Perplexity(PairMeter):
 
     def __init__(self, lm: Union[str, LoadedModel] = DEFAULT_CAUSAL_LM, batch_size: int = 8,
                  max_length: Optional[int] = None, stride: Optional[int] = None, max_windows: int = MAX_WINDOWS,
-                 device=None):
+                 device=None, dtype="auto"):
         self._init_params(locals())
 
     def _check(self) -> None:
@@ -161,7 +166,8 @@ class Perplexity(PairMeter):
         n = len(originals)
         ppl, why, model = perplexity_with_notes(
             originals + attacked, self.lm, batch_size=self.batch_size, max_length=self.max_length,
-            stride=self.stride, max_windows=int(self.max_windows), device=self.device)
+            stride=self.stride, max_windows=int(self.max_windows), device=self.device,
+            dtype=self.dtype)
         cols = {"perplexity_original": ppl[:n], "perplexity_attacked": ppl[n:],
                 "perplexity_delta": ppl[n:] - ppl[:n], "perplexity_model": [model] * n}
         return cols, notes_of({"perplexity_original": why[:n], "perplexity_attacked": why[n:]})

@@ -384,7 +384,7 @@ def classified_swaps(original: str, attacked: str) -> list[tuple[Swap, str]]:
 
 
 def swap_validity(originals, attacked, context_lm=None, *, context_threshold: float | None = None,
-                  device=None) -> pd.DataFrame:
+                  device=None, dtype=None) -> pd.DataFrame:
     """One row per (original, attacked) pair: ``swaps``, ``swap_<class>`` counts, ``valid_share`` and
     ``invalid_share`` (NaN without swaps) and ``rewritten_words`` (words in unequal rewrites,
     insertions and deletions: the larger side of each).
@@ -418,7 +418,7 @@ def swap_validity(originals, attacked, context_lm=None, *, context_threshold: fl
     if context_lm is not None:
         items = [(o, s.start, s.end, s.replacement) for o, swaps, classes in scored
                  for s, c in zip(swaps, classes) if c != "non_word"]
-        deltas = iter(context_deltas(items, context_lm, device=device))
+        deltas = iter(context_deltas(items, context_lm, device=device, dtype=dtype))
         for row, (o, swaps, classes) in zip(rows, scored):
             fits = [c != "non_word" and (d := next(deltas)) == d and d >= threshold for c in classes]
             row["swap_context_fail"] = sum(not f for f in fits)
@@ -429,13 +429,13 @@ def swap_validity(originals, attacked, context_lm=None, *, context_threshold: fl
 
 
 def swap_validity_with_note(originals, attacked, context_lm=None, *, context_threshold: float | None = None,
-                            device=None) -> tuple[pd.DataFrame, str]:
+                            device=None, dtype=None) -> tuple[pd.DataFrame, str]:
     """:func:`swap_validity`, or NaN columns and the reason where WordNet is not installed."""
     from humanize.exceptions import ModelUnavailable
 
     try:
         return swap_validity(originals, attacked, context_lm, context_threshold=context_threshold,
-                             device=device), ""
+                             device=device, dtype=dtype), ""
     except ModelUnavailable as err:
         n = len(check_texts(originals, "humanize.quality", "swap_validity(originals)"))
         frame = pd.DataFrame(math.nan, columns=list(VALIDITY_COLUMNS), index=pd.RangeIndex(n))
@@ -492,7 +492,7 @@ class SwapValidity(PairMeter):
     _parameter_constraints = {"lm": [MODEL], "context_threshold": [Interval(Real, None, None), None]}
 
     def __init__(self, lm: Union[str, LoadedModel] = DEFAULT_CAUSAL_LM,
-                 context_threshold: Optional[float] = CONTEXT_THRESHOLD, device=None):
+                 context_threshold: Optional[float] = CONTEXT_THRESHOLD, device=None, dtype="auto"):
         self._init_params(locals())
 
     def _fingerprint_models(self) -> dict:
@@ -501,6 +501,6 @@ class SwapValidity(PairMeter):
     def measure(self, originals, attacked) -> tuple[dict, list[str]]:
         ctx_lm = None if self.context_threshold is None else self.lm
         valid, why = swap_validity_with_note(originals, attacked, ctx_lm, context_threshold=self.context_threshold,
-                                             device=self.device)
+                                             device=self.device, dtype=self.dtype)
         return {c: valid[c].to_numpy() for c in valid.columns}, notes_of({"validity": [why] * len(valid)})
 

@@ -14,6 +14,7 @@ from humanize.detectors import NotFittedError, get, lm_stats
 from humanize.detectors.fast_detectgpt import FastDetectGPT
 from humanize.detectors.metric import GLTR, LRR, Entropy, LogLikelihood, LogRank, Rank
 from humanize.detectors.metric_lr import MetricFeaturesLR
+from humanize.models import resolve_dtype
 
 TEXTS = [
     "The cat sat on the mat.",
@@ -180,13 +181,14 @@ def test_registry_builds_every_metric_detector(tiny_lm):
 def test_params_repr_and_describe_record_the_model(tiny_lm, tiny_dirs):
     det = LogRank(tiny_dirs["a"], max_tokens=100)
     assert det.get_params() == {"model": tiny_dirs["a"], "max_tokens": 100, "batch_tokens": None,
-                                "device": None, "dtype": None}
+                                "device": None, "dtype": "auto"}
     assert repr(det).startswith("LogRank(model=") and "max_tokens=100" in repr(det)
     assert det.describe()["scoring_model"]["loaded"] is False
     det.score(["hello"])
     info = det.describe()
     assert info["detector"] == "log_rank" and info["scoring_model"]["resolved"] == tiny_lm.resolved
-    assert info["scoring_model"]["dtype"] == "torch.float32"
+    # "auto": the precision this CPU runs natively (humanize.models.precision), recorded as resolved
+    assert info["scoring_model"]["dtype"] == str(resolve_dtype("auto", torch.device("cpu")))
 
 
 def test_fluent_text_scores_more_machine_like_than_shuffled_words(smollm):

@@ -22,7 +22,7 @@ def test_auto_is_bfloat16_only_where_the_cpu_has_it(monkeypatch, native, expecte
     monkeypatch.setattr(precision, "cpu_has_native_bf16", lambda: native)
     cpu = torch.device("cpu")
     assert resolve_dtype("auto", cpu) == expected == precision.auto_dtype(cpu)
-    assert resolve_dtype(None, cpu) == torch.float32  # the default stays float32 (issue #38's note)
+    assert resolve_dtype(None, cpu) == torch.float32  # None stays float32; the scoring models default to "auto"
 
 
 def test_a_fingerprint_records_the_precision_auto_resolves_to(monkeypatch):
@@ -62,3 +62,24 @@ def test_bfloat16_scores_rank_the_demo_texts_as_float32(smollm):
     assert len(set(np.round(full, 6))) == len(texts)  # distinct scores: a ranking to compare
     assert spearmanr(full, reduced).statistic >= 0.99
     assert np.max(np.abs(full - reduced)) < 0.05  # nats per token
+
+
+@pytest.mark.parametrize("native, expected", [(True, "torch.bfloat16"), (False, "torch.float32")])
+def test_the_scoring_defaults_resolve_auto_and_agree(monkeypatch, native, expected):
+    """The metric detectors and the quality meter's perplexity default to dtype="auto" and record what it resolves
+    to; they resolve alike, so perplexity reads the detectors' pass (one model identity, issue #38)."""
+    from humanize import detectors
+    from humanize.quality import QualityMeter
+    from humanize.quality.perplexity import Perplexity
+
+    monkeypatch.setattr(precision, "cpu_has_native_bf16", lambda: native)
+    monkeypatch.setenv("HUMANIZE_DEVICE", "cpu")
+    for name in ("log_likelihood", "log_rank", "entropy", "gltr", "lrr", "fast_detectgpt", "metric_lr"):
+        det = detectors.get(name)
+        assert det.dtype == "auto" and det.provenance()["runtime"]["dtype"] == expected, name
+    for meter in (QualityMeter(), Perplexity()):
+        assert meter.dtype == "auto" and meter.provenance()["runtime"]["dtype"] == expected
+    assert [m.dtype for m in QualityMeter().members() if m.name in ("perplexity", "validity")] == ["auto", "auto"]
+    pinned = QualityMeter(dtype="float32")
+    assert pinned.provenance()["runtime"]["dtype"] == "torch.float32"
+    assert (pinned.fingerprint() == QualityMeter().fingerprint()) == (not native)
