@@ -185,15 +185,12 @@ class LMStatistics:
         return [seq[:keep] for seq in ids], [len(seq) > keep for seq in ids]
 
     def _batches(self, lengths: list[int]) -> list[list[int]]:
-        """Indices grouped into batches, longest first, rows x width <= batch_tokens.
+        """Indices grouped into batches, longest first, rows x width <= batch_tokens; one text per batch for a
+        model in reduced precision (:func:`~humanize.models.scoring.one_row_per_batch`)."""
+        from humanize.models.scoring import one_row_per_batch
 
-        A model in reduced precision (bfloat16, float16, int8) scores each text in a batch of its own: there
-        a text's statistics would depend on the texts batched with it (the matrix products' blocking follows
-        the batch's shape, and a float32 rounding difference becomes a bfloat16 one, about 1e-3 relative), and
-        a document's score must not depend on its batch."""
         order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
-        if any(m is not None and str(m.dtype) not in ("torch.float32", "torch.float64")
-               for m in (self.lm, self.reference)):
+        if any(m is not None and one_row_per_batch(m) for m in (self.lm, self.reference)):
             return [[i] for i in order]
         budget = self.batch_tokens
         if budget is None:

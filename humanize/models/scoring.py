@@ -25,10 +25,20 @@ from humanize.text import text_digest
 
 from .text import model_input, token_prefix
 
-__all__ = ["token_logprobs", "sequence_logprobs", "encode_for_scoring", "DEFAULT_WINDOW", "StatisticsCache",
-           "STATISTICS_CACHE", "model_key", "text_key", "shared_logprobs", "SHARED_PASS_ENV"]
+__all__ = ["token_logprobs", "sequence_logprobs", "encode_for_scoring", "one_row_per_batch", "DEFAULT_WINDOW",
+           "StatisticsCache", "STATISTICS_CACHE", "model_key", "text_key", "shared_logprobs", "SHARED_PASS_ENV"]
 
 DEFAULT_WINDOW = 1024  # GPT-2's context, the window TH-Bench's perplexity saw
+
+
+def one_row_per_batch(lm) -> bool:
+    """Whether ``lm`` must run each row in a forward batch of its own: a model in reduced precision (bfloat16,
+    float16, int8). There a row's log-probabilities would depend on the rows batched with it (the matrix
+    products' blocking follows the batch's shape, and a float32 rounding difference becomes a bfloat16 one,
+    about 1e-3 relative), and a document's score must not depend on its batch. Every batched pass over a
+    causal LM (the detectors' statistics, perplexity's windows, the context check) follows this rule."""
+    dtype = getattr(lm, "dtype", None)
+    return dtype is not None and str(dtype) not in ("torch.float32", "torch.float64")
 
 
 def _window_params(lm, max_length: Optional[int], stride: Optional[int]) -> tuple[int, int]:
@@ -119,11 +129,12 @@ def sequence_logprobs(lm, sequences: Sequence[Sequence[int]], *, max_length: Opt
     windows.sort(key=lambda w: w[2] - w[1], reverse=True)
     model, device = lm.model, lm.device
     pad_id = getattr(lm.tokenizer, "pad_token_id", None) or 0
+    single = one_row_per_batch(lm)
     i = 0
     with torch.inference_mode():
         while i < len(windows):
             width = windows[i][2] - windows[i][1]
-            rows = max(1, min(batch_size, max_batch_tokens // width))
+            rows = 1 if single else max(1, min(batch_size, max_batch_tokens // width))
             batch = windows[i: i + rows]
             i += rows
             ids = torch.full((len(batch), width), pad_id, dtype=torch.long)

@@ -181,7 +181,7 @@ def _packed_logprobs(model, texts: list[str], cuts: list[float], parent: list, c
     model's attention cannot take such a mask (then :func:`_token_logprobs` runs)."""
     import torch
 
-    from humanize.models.scoring import STATISTICS_CACHE
+    from humanize.models.scoring import STATISTICS_CACHE, one_row_per_batch
 
     net = model.model
     config = getattr(net, "config", None)
@@ -243,12 +243,13 @@ def _packed_logprobs(model, texts: list[str], cuts: list[float], parent: list, c
     pad = 0 if pad is None else int(pad)
     vocab = int(getattr(config, "vocab_size", 0) or 50_000)
     max_kept = max(1, _KEPT_BYTES // (4 * vocab))
+    single = one_row_per_batch(model)  # a row's values must not depend on the rows batched with it
     i = 0
     with torch.inference_mode():
         while i < len(order):
             batch = [order[i]]
             i += 1
-            while i < len(order):
+            while i < len(order) and not single:
                 width = len(packed[order[i]][0])  # the longest so far: sorted by length
                 kept = max(_kept(packed[r]) for r in (*batch, order[i]))
                 if (len(batch) + 1) * width > _BATCH_TOKENS or (len(batch) + 1) * kept > max_kept:
@@ -323,10 +324,11 @@ def _token_logprobs(model, texts: list[str], cuts: list[float], cost) -> list[tu
     """Per text: (token end offsets, log p(token | before)) for the tokens ending after ``cuts[i]`` (others NaN)."""
     import torch
 
-    from humanize.models.scoring import STATISTICS_CACHE
+    from humanize.models.scoring import STATISTICS_CACHE, one_row_per_batch
 
     ids, spans, has_bos = _encode(model, texts)
     shift = int(has_bos)
+    single = one_row_per_batch(model)  # a row's values must not depend on the rows batched with it
     out: list[tuple[np.ndarray, np.ndarray]] = []
     need = []  # per text: number of trailing tokens whose log-prob is needed
     for t, (seq, sp) in enumerate(zip(ids, spans)):
@@ -344,7 +346,7 @@ def _token_logprobs(model, texts: list[str], cuts: list[float], cost) -> list[tu
     with torch.inference_mode():
         while i < len(order):
             batch, kept = [], 0
-            while i < len(order) and (not batch or kept + need[order[i]] + 1 <= _MAX_KEPT):
+            while i < len(order) and (not batch or (not single and kept + need[order[i]] + 1 <= _MAX_KEPT)):
                 batch.append(order[i])
                 kept += need[order[i]] + 1
                 i += 1

@@ -83,3 +83,39 @@ def test_the_scoring_defaults_resolve_auto_and_agree(monkeypatch, native, expect
     pinned = QualityMeter(dtype="float32")
     assert pinned.provenance()["runtime"]["dtype"] == "torch.float32"
     assert (pinned.fingerprint() == QualityMeter().fingerprint()) == (not native)
+
+
+@pytest.fixture(scope="module")
+def tiny_llama_dir(tmp_path_factory, smollm):
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    cfg = LlamaConfig(vocab_size=len(smollm.tokenizer), hidden_size=32, intermediate_size=64,
+                      num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                      max_position_embeddings=256, bos_token_id=smollm.tokenizer.bos_token_id)
+    path = tmp_path_factory.mktemp("tiny-llama-precision")
+    LlamaForCausalLM(cfg).save_pretrained(path)
+    smollm.tokenizer.save_pretrained(path)
+    return path
+
+
+@pytest.mark.parametrize("dtype, one_row", [("float32", False), ("bfloat16", True)])
+def test_every_batched_pass_runs_one_row_per_batch_in_reduced_precision(tiny_llama_dir, dtype, one_row):
+    """A document's values must not depend on the rows batched with it: in bfloat16 the perplexity windows and
+    the context check's rows are each run alone, as the detectors' statistics are (counted, not timed)."""
+    from humanize.models import load_causal_lm
+    from humanize.models.scoring import STATISTICS_CACHE, encode_for_scoring, one_row_per_batch, sequence_logprobs
+    from humanize.quality.context import context_deltas
+
+    lm = load_causal_lm(str(tiny_llama_dir), dtype=dtype)
+    assert one_row_per_batch(lm) is one_row
+    texts = ["The cat sat on the mat today.", "A short one.", "Rain fell on the quiet town all night long."]
+    STATISTICS_CACHE.clear()
+    sequence_logprobs(lm, encode_for_scoring(lm, texts)[0], batch_size=8)
+    items = [(t, 4, 7, "dog") for t in texts]
+    context_deltas(items, lm, packed=True)
+    context_deltas(items, lm, packed=False)
+    passes = STATISTICS_CACHE.passes
+    for who in ("sequence", "context"):
+        count = passes[who]
+        assert (count["batches"] == count["rows"]) is one_row, (who, count)
