@@ -18,6 +18,16 @@ preset >= 1 document/s on the demo set on a 2-core CPU.
     python benchmarks/bench_synonym.py                    # 10 demo docs, baseline on 3
     python benchmarks/bench_synonym.py --docs 50 --baseline-docs 5 --threads 2
     python benchmarks/bench_synonym.py --docs 6 --baseline-docs 2 --words 80   # quick
+
+``--context`` measures instead where the demo's ``synonym@0.1`` spends its time (issue #38): its context
+check (:func:`humanize.quality.context.context_deltas`, Gemma-3-270M then Qwen2.5-Coder-0.5B on Gemma's
+survivors) on each document's own candidates, recorded from one run of the attack, then re-run per document
+under each variant side by side (float32 as the attack runs it, float32 on one thread, bfloat16), interleaved
+document by document so that a change of load hits every variant alike. Printed per variant: wall and CPU
+seconds per document, the ratio to float32, the model's tokens and forward passes, the candidates whose keep /
+drop decision differs from float32's, and the load average before and after.
+
+    python benchmarks/bench_synonym.py --context --docs 5
 """
 from __future__ import annotations
 
@@ -86,6 +96,93 @@ def run(attack, texts):
     return results, seconds, passes
 
 
+def _context_items(texts):
+    """Per document, the ``(model, items)`` of every context check the demo's synonym@0.1 made on it."""
+    import humanize.quality.context as qc
+    from humanize.attacks import get
+
+    calls, real = [], qc.context_deltas
+
+    def recording(items, lm, **kw):
+        out = real(items, lm, **kw)
+        calls[-1].append((lm, list(items), np.asarray(out)))
+        return out
+
+    attack = get("synonym", rate=0.1)
+    qc.context_deltas = recording
+    try:
+        for t in texts:
+            calls.append([])
+            attack.apply(t)
+    finally:
+        qc.context_deltas = real
+    return calls
+
+
+def context_main(args) -> int:
+    """``--context``: the context check per document, float32 / float32 on one thread / bfloat16."""
+    import os
+
+    import torch
+
+    from humanize.models.scoring import STATISTICS_CACHE
+    from humanize.quality.context import context_deltas
+    from humanize.quality.perplexity import get_lm
+
+    texts = load_texts(args)
+    threads = torch.get_num_threads()
+    load0 = os.getloadavg()
+    docs = _context_items(texts[: 1 + args.docs])[1:]  # the first document warms every model up
+    variants = [("float32", None, threads), ("float32, 1 thread", None, 1), ("bfloat16", "bfloat16", threads)]
+    models = {}
+    for _, dtype, _ in variants:  # load (and warm) each precision's models outside the timed blocks
+        for lm in {lm for doc in docs for lm, _, _ in doc}:
+            models[(lm, dtype)] = get_lm(lm, None, dtype)
+            context_deltas([("A short text to warm up.", 2, 7, "brief")], models[(lm, dtype)])
+    wall = {v[0]: 0.0 for v in variants}
+    cpu = dict(wall)
+    flips = {v[0]: 0 for v in variants}
+    tokens = {v[0]: 0 for v in variants}
+    passes = {v[0]: 0 for v in variants}
+    checks = 0
+    for doc in docs:
+        for lm, items, ref in doc:
+            checks += len(items)
+            for name, dtype, n in variants:
+                torch.set_num_threads(n)
+                STATISTICS_CACHE.passes = {}
+                w, c = time.perf_counter(), time.process_time()
+                got = context_deltas(items, models[(lm, dtype)])
+                wall[name] += time.perf_counter() - w
+                cpu[name] += time.process_time() - c
+                ctx = STATISTICS_CACHE.passes.get("context", {})
+                tokens[name] += ctx.get("tokens", 0)
+                passes[name] += ctx.get("batches", 0)
+                flips[name] += int(((got >= 0) != (ref >= 0)).sum())
+    torch.set_num_threads(threads)
+    load1 = os.getloadavg()
+    n = len(docs)
+    print(f"synonym@0.1's context check on {n} demo documents ({checks / n:.1f} candidate checks per document), "
+          f"{os.cpu_count()} CPUs, torch threads {threads}; load average {load0[0]:.1f} before, {load1[0]:.1f} after")
+    print(f"{'variant':<20}{'wall s/doc':>11}{'CPU s/doc':>11}{'vs float32':>11}{'tokens/doc':>11}"
+          f"{'passes/doc':>11}{'flips':>7}")
+    base = wall["float32"]
+    for name, _, _ in variants:
+        print(f"{name:<20}{wall[name] / n:>11.2f}{cpu[name] / n:>11.2f}{base / wall[name]:>10.2f}x"
+              f"{tokens[name] / n:>11.0f}{passes[name] / n:>11.1f}{flips[name]:>7d}")
+    print("flips: candidates kept under one variant and dropped under float32 (margin 0), or the reverse")
+    return 0
+
+
+def load_texts(args):
+    from humanize.benchmarks.data import load_demo
+
+    texts = load_demo().query("label == 'machine'")["generation"].tolist()
+    if args.words:
+        texts = [" ".join(t.split(" ")[: args.words]) for t in texts]
+    return texts
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=10, help="demo machine texts for the engine (default 10)")
@@ -93,18 +190,21 @@ def main(argv=None) -> int:
     parser.add_argument("--words", type=int, default=None,
                         help="cut each text after its W-th whitespace-separated word (default: whole texts)")
     parser.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
+    parser.add_argument("--context", action="store_true",
+                        help="time synonym@0.1's context check per document in float32, float32 on 1 thread and "
+                             "bfloat16, side by side (issue #38)")
     args = parser.parse_args(argv)
 
     import torch
 
-    from humanize.attacks.wordsub import Synonym, WordSubstitution
-    from humanize.benchmarks.data import load_demo
-
     if args.threads:
         torch.set_num_threads(args.threads)
-    texts = load_demo().query("label == 'machine'")["generation"].tolist()
-    if args.words:
-        texts = [" ".join(t.split(" ")[: args.words]) for t in texts]
+    if args.context:
+        return context_main(args)
+
+    from humanize.attacks.wordsub import Synonym, WordSubstitution
+
+    texts = load_texts(args)
     warm, texts = texts[0], texts[1: 1 + args.docs]
     fast = Synonym()
     p = fast._parts()
