@@ -17,7 +17,7 @@ script measures that ratio on the demo configuration, side by side in one run:
 WordNet is loaded before the run starts: in the demo the synonym attack loads it in the attacks stage, and the
 validity meter reuses it. Prints per mode the scoring and quality stages' wall and CPU seconds (``RunResult.stage_seconds``), their ratio,
 the tokens the context check sent through its model (``lm_stats.cache_info()["passes"]["context"]``), the load
-average around it, and whether the two modes' quality tables agree (counts exactly, shares and deltas to float
+average around it, each meter's wall and CPU seconds, and whether the two modes' quality tables agree (counts exactly, shares and deltas to float
 rounding).
 
     python benchmarks/bench_quality_stage.py [--n 40] [--db humanize-bench-out/demo.sqlite] [--modes whole packed]
@@ -46,12 +46,27 @@ from humanize.benchmarks.runner import run
 from humanize.benchmarks.runner.config import demo_config
 from humanize.detectors import lm_stats
 n, seed, db, quality_out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+import time
+from humanize.quality.custom import builtin_meters
+meter_s = {}  # per built-in meter: wall and CPU seconds of its measure calls (the "as read" ones included)
+def timed(cls, real):
+    def measure(self, originals, attacked):
+        wall, cpu = time.perf_counter(), time.process_time()
+        try:
+            return real(self, originals, attacked)
+        finally:
+            got = meter_s.setdefault(cls.name, [0.0, 0.0])
+            got[0] += time.perf_counter() - wall
+            got[1] += time.process_time() - cpu
+    return measure
+for cls in builtin_meters().values():
+    cls.measure = timed(cls, cls.measure)
 from humanize.models import load_wordnet
 load_wordnet()  # the demo's synonym attack loads WordNet in its attacks stage; here the attacks come from the store
 result = run(demo_config(n=n, seed=seed, db=db), progress=False, release_models=True)
 result.tables["quality"].to_json(quality_out, orient="split")
 print("RESULT " + json.dumps({"stages": result.stage_seconds, "work": result.work,
-                              "passes": lm_stats.cache_info()["passes"]}))
+                              "passes": lm_stats.cache_info()["passes"], "meters": meter_s}))
 """
 
 MODES = {"whole": {"HUMANIZE_PACKED_CONTEXT": "0"}, "packed": {"HUMANIZE_PACKED_CONTEXT": "1"}}
@@ -116,7 +131,7 @@ def main() -> None:
             print(f"running the demo's attacks (n={args.n}) into {source} ...", flush=True)
             _child(args, "packed", source, tmp / "warm.json")
         print(f"demo n={args.n}, seed={args.seed}, attack outputs from {source}; {os.cpu_count()} CPUs\n")
-        rows, tables = [], {}
+        rows, tables, meters = [], {}, {}
         for mode in args.modes:
             db = tmp / f"{mode}.sqlite"
             _attacks_only(source, db)
@@ -124,6 +139,7 @@ def main() -> None:
             got = _child(args, mode, db, tmp / f"{mode}.json")
             tables[mode] = pd.read_json(tmp / f"{mode}.json", orient="split")
             stages, ctx = got["stages"], got["passes"].get("context", {})
+            meters[mode] = got["meters"]
             if got["work"]["attacked"]:
                 print(f"warning: the {mode} run computed {got['work']['attacked']} attack outputs (not in the store)")
             rows.append({"mode": mode, "scoring_s": stages["scoring"]["wall_s"],
@@ -136,6 +152,9 @@ def main() -> None:
                          "load before": before, "load after": _load()})
         with pd.option_context("display.width", 250, "display.max_columns", 30, "display.float_format", "{:.3f}".format):
             print(pd.DataFrame(rows).to_string(index=False))
+            print("\nwall (CPU) seconds of each meter's measure calls in the quality stage, the 'as read' ones included:")
+            print(pd.DataFrame({mode: {name: f"{w:.1f} ({c:.1f})" for name, (w, c) in m.items()}
+                                for mode, m in meters.items()}).to_string())
         if len(tables) == 2:
             a, b = tables.values()
             print(f"\nquality tables ({' vs '.join(tables)}): {_compare(a, b)}")

@@ -330,3 +330,45 @@ def test_a_cached_rerun_draws_nothing_and_no_figure_reads_the_columns_it_changes
     for name in drawing:
         source = (folder / name).read_text()
         assert not any(c in source for cols in _reuse.NOT_DRAWN.values() for c in cols), name
+
+
+def test_a_figure_is_laid_out_once_and_drawn_once_per_format(tables, tmp_path, monkeypatch):
+    # issue #38: after its first format a figure kept a placeholder layout engine, and savefig ran a whole draw
+    # without rendering before each format's rendering draw (six draws for three formats)
+    from matplotlib.figure import Figure
+
+    from humanize.benchmarks.reporting._figstyle import FORMATS, save
+
+    draws, engines = [], []
+    real = Figure.draw
+
+    def counted(fig, renderer):
+        draws.append(type(renderer).__name__)
+        engines.append(type(fig.get_layout_engine()).__name__)
+        return real(fig, renderer)
+
+    monkeypatch.setattr(Figure, "draw", counted)
+    fig = plots.triangle_figure(_few(tables))
+    assert type(fig.get_layout_engine()).__name__ == "ConstrainedLayoutEngine"
+    paths = save(fig, tmp_path, "triangle")
+    assert [p.suffix for p in paths] == [f".{f}" for f in FORMATS]
+    # the first format: a draw that lays out and crops, then its rendering; each other format: its rendering
+    assert len(draws) == len(FORMATS) + 1
+    assert engines[0] == "ConstrainedLayoutEngine" and set(engines[2:]) == {"NoneType"}  # laid out once
+
+
+def test_the_same_figure_writes_the_same_svg_bytes_in_every_process(tables, tmp_path):
+    # matplotlib names a SVG's clip paths and markers by a hash salted with a random value per process unless
+    # svg.hashsalt is set; the figure style sets it, so a figure's SVG does not depend on the process
+    import subprocess
+    import sys
+
+    few = _few(tables)
+    pd.to_pickle(few, tmp_path / "tables.pkl")
+    code = ("import sys, pandas as pd; from humanize.benchmarks.reporting import plots; "
+            "plots.plot_triangle(pd.read_pickle(sys.argv[1]), sys.argv[2], formats=('svg',))")
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        subprocess.run([sys.executable, "-c", code, str(tmp_path / "tables.pkl"), str(tmp_path / name)], check=True)
+    first = (tmp_path / "a" / "triangle.svg").read_bytes()
+    assert b"clip-path=" in first and first == (tmp_path / "b" / "triangle.svg").read_bytes()
