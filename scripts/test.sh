@@ -25,6 +25,8 @@ export HF_HUB_OFFLINE=1
 # HUMANIZE_TEST_WORKERS (default 2, the CI machine's cores): pytest-xdist worker processes, each test file on
 # one worker (--dist loadfile keeps a module's fixtures in one process; each packaged model loads once per
 # worker) and one math thread per worker so the workers don't oversubscribe the cores. 1 runs in this process.
+# --durations=25: every log ends with the 25 slowest test phases (setup included: a module fixture's model load
+# shows on its first test), so a test that grows the suite toward the 15-minute CI budget shows where it is.
 workers="${HUMANIZE_TEST_WORKERS:-2}"
 xdist=()
 if [ "$workers" != 1 ]; then
@@ -32,10 +34,10 @@ if [ "$workers" != 1 ]; then
   xdist=(-n "$workers" --dist loadfile)
 fi
 if [ -z "$fresh" ]; then
-  exec "$VENV/bin/python" -m pytest -q "${xdist[@]}" "$@"
+  exec "$VENV/bin/python" -m pytest -q --durations=25 "${xdist[@]}" "$@"
 fi
 status=0
-"$VENV/bin/python" -m pytest -q "${xdist[@]}" "$@" || status=$?
+"$VENV/bin/python" -m pytest -q --durations=25 "${xdist[@]}" "$@" || status=$?
 echo "[test] written to the fresh caches:" >&2
 (cd "$fresh" && find . -mindepth 1 -maxdepth 2 | sort | sed 's/^/  /') >&2 || true
 if [ "$status" = 0 ] && [ "${HUMANIZE_KEEP_CACHES:-0}" != 1 ]; then
