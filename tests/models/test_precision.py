@@ -86,17 +86,8 @@ def test_the_scoring_defaults_resolve_auto_and_agree(monkeypatch, native, expect
 
 
 @pytest.fixture(scope="module")
-def tiny_llama_dir(tmp_path_factory, smollm):
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    torch.manual_seed(0)
-    cfg = LlamaConfig(vocab_size=len(smollm.tokenizer), hidden_size=32, intermediate_size=64,
-                      num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
-                      max_position_embeddings=256, bos_token_id=smollm.tokenizer.bos_token_id)
-    path = tmp_path_factory.mktemp("tiny-llama-precision")
-    LlamaForCausalLM(cfg).save_pretrained(path)
-    smollm.tokenizer.save_pretrained(path)
-    return path
+def tiny_llama_dir(save_tiny_llama):
+    return save_tiny_llama("tiny-llama-precision", max_positions=256)
 
 
 @pytest.mark.parametrize("dtype, one_row", [("float32", False), ("bfloat16", True)])

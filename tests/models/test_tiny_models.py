@@ -17,17 +17,8 @@ def bert_tokenizer_dir(minilm):
 
 
 @pytest.fixture(scope="module")
-def tiny_llama(tmp_path_factory, smollm):
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    torch.manual_seed(0)
-    cfg = LlamaConfig(vocab_size=len(smollm.tokenizer), hidden_size=32, intermediate_size=64,
-                      num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
-                      max_position_embeddings=128, bos_token_id=smollm.tokenizer.bos_token_id)
-    path = tmp_path_factory.mktemp("tiny-llama")
-    LlamaForCausalLM(cfg).save_pretrained(path)
-    smollm.tokenizer.save_pretrained(path)
-    return path
+def tiny_llama(save_tiny_llama):
+    return save_tiny_llama("tiny-llama", max_positions=128)
 
 
 def test_local_causal_lm_through_loader(tiny_llama):
