@@ -308,7 +308,34 @@ def _cached_reader(found):
 def _load_quietly():
     with warnings.catch_warnings():  # "multilingual functions are not available": OMW is not needed
         warnings.filterwarnings("ignore", message=".*multilingual.*", category=UserWarning)
-        return _load()
+        return _thread_safe(_load())
+
+
+#: The reader's methods that seek and read its shared open files (NLTK's reader keeps one file object per part
+#: of speech): two threads calling them at once read each other's lines.
+_FILE_READERS = ("_data_file", "synset_from_pos_and_offset", "lemma_count", "lemma_from_key")
+
+
+def _thread_safe(reader):
+    """``reader`` with its file-reading methods (:data:`_FILE_READERS`) behind one lock, so that the local
+    executor's worker threads (which attack several documents at once) can share it."""
+    import functools
+    import threading
+
+    lock = threading.RLock()
+
+    def locked(method):
+        @functools.wraps(method)
+        def call(*args, **kwargs):
+            with lock:
+                return method(*args, **kwargs)
+        return call
+
+    for name in _FILE_READERS:
+        method = getattr(reader, name, None)
+        if callable(method):
+            setattr(reader, name, locked(method))
+    return reader
 
 
 def load_wordnet():

@@ -57,6 +57,26 @@ def test_wordnet():
     assert wn.synsets("dog")[0].lexname() == "noun.animal"
 
 
+def test_wordnet_can_be_shared_by_threads():
+    """NLTK's reader seeks and reads one open file per part of speech: two threads looking synsets up at once read
+    each other's lines (a WordNetError, seen when two documents were attacked in threads). The loaded reader's
+    file reads take a lock, so threads get what one thread gets."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from humanize.models import load_wordnet
+
+    wn = load_wordnet()
+    words = ["bank", "run", "light", "spring", "set", "table", "charge", "play", "line", "point", "fair", "bear"] * 4
+
+    def senses(word):
+        wn._synset_offset_cache.clear()  # every lookup reads the data files
+        return [s.name() for s in wn.synsets(word)]
+
+    alone = [senses(w) for w in words]
+    with ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(senses, words)) == alone
+
+
 def test_wordnet_without_the_debian_files(monkeypatch, tmp_path):
     import nltk.corpus
 
