@@ -57,8 +57,9 @@ class QualityMeter(ParamsMixin):
         many nats as not fitting; the valid swaps are WordNet-valid *and* fitting (issue #33). None: the
         WordNet classes alone (the figures before issue #33)
     device : device for the models (None = CUDA when present)
-    dtype : precision of ``lm`` (``"auto"``: bfloat16 on a CPU with bfloat16 instructions, else float32;
-        :mod:`humanize.models.precision`), the metric detectors' default too, so perplexity reads their pass
+    dtype : precision of ``lm`` and ``encoder`` (``"auto"``: bfloat16 on a CPU with bfloat16 instructions, else
+        float32; :mod:`humanize.models.precision`), the metric detectors' default too, so perplexity reads their
+        pass
     nli_model : NLI classifier for the opt-in ``"entailment"`` meter (hub id, directory or loaded model;
         columns ``entailment``, ``entailment_min``, ``contradiction``, ``entailment_model``; batches of ``batch_size``)
     judge : the LLM judge of the opt-in ``"judge"`` meter: a chat model name, ``"endpoint:<model>"``, a dict
