@@ -57,6 +57,10 @@ _MAX_KEPT = 96
 _KEPT_BYTES = 1 << 27
 _BATCH_TOKENS = 4096
 _ROW_TOKENS = 1024
+#: in reduced precision (one row per pass), a document's packed rows share a sequence of at most this many tokens:
+#: longer, the attention over the whole sequence (its mask is block-diagonal, its cost is not) outweighs the
+#: passes saved
+_MERGE_TOKENS = 512
 
 
 @functools.lru_cache(maxsize=256)
@@ -97,7 +101,8 @@ def context_deltas(items: Sequence[tuple[str, int, int, str]], lm: Any, *, devic
     Each distinct original window goes through the model once, and each swap's variant only from the
     first token where it differs, as a branch of its original in one packed sequence
     (:func:`_packed_logprobs`: the shared tokens before the word are not run again per swap); packed rows
-    are batched by length within a token budget, only the logits of the scored tokens computed.
+    are batched by length within a token budget (in reduced precision, where a row runs alone, the rows of one
+    document share one sequence instead), only the logits of the scored tokens computed.
     ``packed=False`` (default: on unless ``$HUMANIZE_PACKED_CONTEXT`` is ``0``), or a model whose attention takes no custom mask (not ``sdpa`` or ``eager``, or a
     sliding window shorter than a window), runs every variant whole instead (:func:`_token_logprobs`): the
     same values up to float rounding. NaN where the word's span reaches no scored token. The model's
@@ -112,6 +117,7 @@ def context_deltas(items: Sequence[tuple[str, int, int, str]], lm: Any, *, devic
     model = get_lm(lm, device, dtype)
     seqs: dict[str, int] = {}  # window text -> row
     rows_text: list[str] = []
+    documents: list[str] = []  # per row: the text it was cut from (the least, where texts share a window)
     jobs = []  # (original row, variant row, cut in window)
     for text, start, end, repl in items:
         lo, hi = _window(text, start, end)
@@ -121,6 +127,9 @@ def context_deltas(items: Sequence[tuple[str, int, int, str]], lm: Any, *, devic
             if w not in seqs:
                 seqs[w] = len(rows_text)
                 rows_text.append(w)
+                documents.append(text)
+            elif text < documents[seqs[w]]:
+                documents[seqs[w]] = text
         jobs.append((seqs[orig], seqs[var], start - lo))
     # the earliest cut of each row: its logits are kept from there on
     first_cut = [math.inf] * len(rows_text)
@@ -134,7 +143,7 @@ def context_deltas(items: Sequence[tuple[str, int, int, str]], lm: Any, *, devic
             parent[v] = o
     if packed is None:
         packed = os.environ.get(PACKED_CONTEXT_ENV, "1").strip() != "0"
-    per_token = _packed_logprobs(model, rows_text, first_cut, parent, cost) if packed else None
+    per_token = _packed_logprobs(model, rows_text, first_cut, parent, cost, documents) if packed else None
     if per_token is None:
         per_token = _token_logprobs(model, rows_text, first_cut, cost)
     out = np.empty(len(jobs))
@@ -169,7 +178,7 @@ def _tail(row: tuple[np.ndarray, np.ndarray], cut: int) -> float:
     return float(lps[pick].sum())
 
 
-def _packed_logprobs(model, texts: list[str], cuts: list[float], parent: list, cost):
+def _packed_logprobs(model, texts: list[str], cuts: list[float], parent: list, cost, documents=None):
     """:func:`_token_logprobs`'s values, each variant computed as a branch of its original window.
 
     ``parent[t]``: the row of the original window that row ``t`` (a variant) was made from, or None for an
@@ -178,7 +187,16 @@ def _packed_logprobs(model, texts: list[str], cuts: list[float], parent: list, c
     the variant and an attention mask that lets them see the original's tokens before the branch point and their
     own earlier tokens only. By causality every log-probability is the one a pass over the variant alone gives,
     up to float rounding. Packed rows are sorted by length and batched within a token budget. None where the
-    model's attention cannot take such a mask (then :func:`_token_logprobs` runs)."""
+    model's attention cannot take such a mask (then :func:`_token_logprobs` runs).
+
+    In reduced precision a forward pass holds one row (:func:`~humanize.models.scoring.one_row_per_batch`), and a
+    pass over a 70-token window costs half of one over 300 (the weights are read whatever the length). There the
+    packed rows of one document (``documents[t]``: the text row ``t`` was cut from) are laid end to end in one
+    sequence of at most :data:`_MERGE_TOKENS`, each a block of its own in the mask, its positions its own, and
+    only the scored positions' logits computed: the same values up to float rounding, in a third of the passes
+    on the demo. A document's sequences depend on its own rows only (their content fixes their order), not on
+    the other documents of the call."""
+
     import torch
 
     from humanize.models.scoring import STATISTICS_CACHE, one_row_per_batch
@@ -220,13 +238,14 @@ def _packed_logprobs(model, texts: list[str], cuts: list[float], parent: list, c
             own = False
             if not todo:
                 break
-    # each packed row: ids, position ids, query groups, and the (row position, target id, text, token) to read
-    packed = []
+    # each packed row: ids, position ids, its blocks (start in row, trunk length, branches as (start in row, branch
+    # point, length)) and the (row position predicting, target id, text row, token index in out[text]) to read
+    packed, owner = [], []
     for o, trunk, own, part in rows:
         tok = list(ids[o][:trunk])
         pos = list(range(trunk))
-        spans_ = []  # (start in row, branch point, length)
-        reads = []  # (row position predicting, target id, text row, token index in out[text])
+        spans_ = []
+        reads = []
         if own:
             for j in range(len(ids[o]) - 1 - need[o], len(ids[o]) - 1):
                 reads.append((j, ids[o][j + 1], o, j + 1 - shift))
@@ -237,13 +256,17 @@ def _packed_logprobs(model, texts: list[str], cuts: list[float], parent: list, c
             spans_.append((start, b, len(ids[t]) - b))
             for q in range(len(ids[t]) - 1 - need[t], len(ids[t]) - 1):
                 reads.append((start + q - b, ids[t][q + 1], t, q + 1 - shift))
-        packed.append((tok, pos, trunk, spans_, reads))
+        packed.append((tok, pos, [(0, trunk, spans_)], reads))
+        owner.append(o)
+    single = one_row_per_batch(model)  # a row's values must not depend on the rows batched with it
+    if single:
+        limit = _MERGE_TOKENS if window is None else min(_MERGE_TOKENS, window)
+        packed = _merged_by_document(packed, [documents[o] if documents else "" for o in owner], limit)
     order = sorted(range(len(packed)), key=lambda r: (len(packed[r][0]), r))
     pad = getattr(model.tokenizer, "pad_token_id", None)
     pad = 0 if pad is None else int(pad)
     vocab = int(getattr(config, "vocab_size", 0) or 50_000)
     max_kept = max(1, _KEPT_BYTES // (4 * vocab))
-    single = one_row_per_batch(model)  # a row's values must not depend on the rows batched with it
     i = 0
     with torch.inference_mode():
         while i < len(order):
@@ -257,34 +280,43 @@ def _packed_logprobs(model, texts: list[str], cuts: list[float], parent: list, c
                 batch.append(order[i])
                 i += 1
             width = max(len(packed[r][0]) for r in batch)
-            keep = max(_kept(packed[r]) for r in batch)
             inp = torch.full((len(batch), width), pad, dtype=torch.long)
             position = torch.zeros((len(batch), width), dtype=torch.long)
             allowed = torch.zeros((len(batch), 1, width, width), dtype=torch.bool)
             allowed[:, 0].diagonal(dim1=-2, dim2=-1).fill_(True)  # a padding query sees itself: no empty softmax
             tokens = 0
             for r, k in enumerate(batch):
-                tok, pos, trunk, spans_, _ = packed[k]
+                tok, pos, blocks, _ = packed[k]
                 off = width - len(tok)  # left padding: the kept logits are every row's last positions
                 tokens += len(tok)
                 inp[r, off:] = torch.as_tensor(tok, dtype=torch.long)
                 position[r, off:] = torch.as_tensor(pos, dtype=torch.long)
-                allowed[r, 0, off:off + trunk, off:off + trunk] = torch.ones(trunk, trunk, dtype=torch.bool).tril()
-                for start, b, n in spans_:
-                    s = off + start
-                    allowed[r, 0, s:s + n, off:off + b] = True
-                    allowed[r, 0, s:s + n, s:s + n] = torch.ones(n, n, dtype=torch.bool).tril()
+                for at, trunk, spans_ in blocks:
+                    a = off + at
+                    allowed[r, 0, a:a + trunk, a:a + trunk] = torch.ones(trunk, trunk, dtype=torch.bool).tril()
+                    for start, b, n in spans_:
+                        s = off + start
+                        allowed[r, 0, s:s + n, a:a + b] = True
+                        allowed[r, 0, s:s + n, s:s + n] = torch.ones(n, n, dtype=torch.bool).tril()
             STATISTICS_CACHE.count_pass("context", rows=len(batch), width=width, tokens=tokens)
             mask = allowed if impl == "sdpa" else \
                 torch.zeros(allowed.shape, dtype=net.dtype).masked_fill(~allowed, torch.finfo(net.dtype).min)
             dev = model.device
+            if single:  # one row: the logits of its scored positions only
+                where = sorted({p for p, *_ in packed[batch[0]][3]})
+                keep = torch.as_tensor(where, dtype=torch.long)
+                index = {p: j for j, p in enumerate(where)}
+                at = [(0, index[p], target, t, j) for p, target, t, j in packed[batch[0]][3]]
+            else:
+                keep = max(_kept(packed[r]) for r in batch)
+                at = [(r, p + keep - len(packed[k][0]), target, t, j)  # row position p is kept index p + keep - len
+                      for r, k in enumerate(batch) for p, target, t, j in packed[k][3]]
             logits = _forward(net, inp.to(dev), mask.to(dev), position.to(dev), keep).float()
             norm = torch.logsumexp(logits, -1).cpu()
             logits = logits.cpu()
             if cost is not None:
-                cost(forward_passes=1, queries=sum(1 + len(packed[k][3]) for k in batch), lm_tokens=tokens)
-            at = [(r, p + keep - len(packed[k][0]), target, t, j)  # row position p is kept index p + keep - len
-                  for r, k in enumerate(batch) for p, target, t, j in packed[k][4]]
+                cost(forward_passes=1, queries=sum(1 + sum(len(b[2]) for b in packed[k][2]) for k in batch),
+                     lm_tokens=tokens)
             r_, p_, target_ = (torch.as_tensor([a[i] for a in at], dtype=torch.long) for i in range(3))
             values = (logits[r_, p_, target_] - norm[r_, p_]).double().numpy()
             for (_, _, _, t, j), v in zip(at, values):
@@ -292,9 +324,33 @@ def _packed_logprobs(model, texts: list[str], cuts: list[float], parent: list, c
     return out
 
 
+def _merged_by_document(packed: list, documents: list, limit: int) -> list:
+    """The packed rows of each document laid end to end, in sequences of at most ``limit`` tokens (a row longer
+    than that stays alone): positions and reads shifted, each row a block of its own. A document's rows go in
+    the order of their content, so its sequences do not depend on the order the rows were made in."""
+    by_doc: dict = {}
+    for k, doc in enumerate(documents):
+        by_doc.setdefault(doc, []).append(k)
+    merged = []
+    for doc in sorted(by_doc):
+        current = None
+        for k in sorted(by_doc[doc], key=lambda k: (len(packed[k][0]), packed[k][0])):
+            tok, pos, blocks, reads = packed[k]
+            if current is None or len(current[0]) + len(tok) > limit:
+                current = ([], [], [], [])
+                merged.append(current)
+            at = len(current[0])
+            current[0].extend(tok)
+            current[1].extend(pos)
+            current[2].extend((start + at, trunk, [(s + at, b, n) for s, b, n in spans_])
+                              for start, trunk, spans_ in blocks)
+            current[3].extend((p + at, target, t, j) for p, target, t, j in reads)
+    return merged
+
+
 def _kept(row) -> int:
     """Logit positions a packed row needs: from its first read to its end."""
-    tok, _, _, _, reads = row
+    tok, _, _, reads = row
     return len(tok) - min(p for p, *_ in reads) if reads else 1
 
 
@@ -377,11 +433,14 @@ def _token_logprobs(model, texts: list[str], cuts: list[float], cost) -> list[tu
     return out
 
 
-def _forward(model, input_ids, attention_mask, position_ids, keep: int):
-    """The last ``keep`` positions' logits (``logits_to_keep`` where the model takes it)."""
+def _forward(model, input_ids, attention_mask, position_ids, keep):
+    """The last ``keep`` positions' logits, or those at the positions of ``keep`` (a 1-D tensor of indices);
+    ``logits_to_keep`` where the model takes it."""
+    pick = (lambda logits: logits[:, -keep:]) if isinstance(keep, int) else (lambda logits: logits[:, keep])
     try:
         res = model(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids,
                     use_cache=False, logits_to_keep=keep)
     except TypeError:
         res = model(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids, use_cache=False)
-    return res.logits[:, -keep:]
+        return pick(res.logits)
+    return res.logits if not isinstance(keep, int) else pick(res.logits)
