@@ -5,7 +5,8 @@ On the first ``--n`` demo machine texts of at least ``--words`` words (cut to th
 *before* (the recipe of issue #19: ``context_margin=None, keep_terms=False``), *single* (candidates must fit
 their sentence under Gemma-3-270M alone and words inside terms are kept: ``consensus_lm=None``, synonym 4) and
 *after* (today's defaults: the same, and the candidates Gemma kept must also fit under Qwen2.5-Coder-0.5B, the
-consensus). ``--words 0`` keeps the demo texts at their own lengths. For each it prints
+consensus); *bf16* is *after* with its models in bfloat16 (``dtype="auto"``, synonym only: what the demo runs,
+issue #38). ``--words 0`` keeps the demo texts at their own lengths. For each it prints
 
 - swaps per document; WordNet-valid share; share failing the context meter (SmolLM2-135M, the
   perplexity meter's model, threshold :data:`humanize.quality.context.CONTEXT_THRESHOLD`) with its Wilson 95%
@@ -78,7 +79,8 @@ def main(argv=None) -> int:
     ap.add_argument("--list", type=int, default=20)
     ap.add_argument("--attacks", nargs="+", default=["synonym", "hmgc"])
     ap.add_argument("--recipes", nargs="+", default=["before", "single", "after"],
-                    choices=["before", "single", "after"])
+                    choices=["before", "single", "after", "bf16"],
+                    help="bf16: the default recipe with its models in bfloat16 (dtype='auto', synonym only; issue #38)")
     ap.add_argument("--rate", type=float, default=None,
                     help="the attacks' rate (default: each attack's own; the demo runs synonym at 0.1)")
     ap.add_argument("--no-labelled", dest="labelled", action="store_false",
@@ -119,7 +121,7 @@ def main(argv=None) -> int:
     print("|---|---|---|---|---|---|---|---|---|---|---|", flush=True)
     listing = None
     recipes = {"before": ("before (#19)", BEFORE), "single": ("single (Gemma)", SINGLE),
-               "after": ("consensus (default)", {})}
+               "after": ("consensus (default)", {}), "bf16": ("consensus, bfloat16", {"dtype": "auto"})}
     for name in args.attacks:
         for recipe, params in (recipes[r] for r in args.recipes):
             extra = {"surrogate": "tfidf_lr", "train": "demo"} if name == "hmgc" else {}

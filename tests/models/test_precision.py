@@ -110,3 +110,129 @@ def test_every_batched_pass_runs_one_row_per_batch_in_reduced_precision(tiny_lla
     for who in ("sequence", "context"):
         count = passes[who]
         assert (count["batches"] == count["rows"]) is one_row, (who, count)
+
+
+@pytest.mark.parametrize("dtype, hooked", [("float32", False), ("bfloat16", True)])
+def test_a_reduced_precision_head_gets_its_input_folded_not_its_weight_copied(tiny_llama_dir, dtype, hooked):
+    """Asked for its last positions' logits, a bfloat16 model slices its hidden states; the output head then gets
+    an input whose batch stride is the whole sequence's and torch.matmul expanded and copied the head's weight on
+    every pass. The loader re-views that input (no copy): counted in the profiler's matrix products, not timed;
+    the logits are those of the full pass."""
+    from torch.profiler import ProfilerActivity, profile
+
+    from humanize.models import load_causal_lm
+
+    lm = load_causal_lm(str(tiny_llama_dir), dtype=dtype)
+    net, vocab = lm.model, lm.model.config.vocab_size
+    assert bool(net.get_output_embeddings()._forward_pre_hooks) is hooked
+    ids = torch.tensor([[5, 17, 42, 9, 88, 31, 7, 64]])
+    with torch.inference_mode():
+        full = net(input_ids=ids).logits[:, -3:]
+        with profile(activities=[ProfilerActivity.CPU], record_shapes=True) as prof:
+            kept = net(input_ids=ids, logits_to_keep=3).logits
+    assert torch.equal(kept, full) or torch.allclose(kept.float(), full.float(), atol=0.05)
+    batched_head = [e for e in prof.events() if e.name == "aten::bmm" and any(vocab in s for s in e.input_shapes if s)]
+    assert (not batched_head) if hooked else True
+
+
+def test_bfloat16_cosines_of_demo_pairs_agree_with_float32(minilm):
+    """The cosine meter's encoder defaults to dtype="auto": on demo pairs (a text against an attacked copy and
+    against another text) its bfloat16 cosines are within 0.01 of float32's (0.003 measured), and the meter
+    embeds a text once: a second call on the same pairs embeds nothing (counted)."""
+    from humanize.attacks import registry
+    from humanize.benchmarks.data import load_demo
+    from humanize.models import load_sentence_encoder
+    from humanize.quality.similarity import Cosine, semantic_similarity
+
+    texts = load_demo(n=8, seed=0)["generation"].tolist()
+    attacked = registry.get("misspelling", rate=0.2, seed=0).batch(texts)
+    originals = texts + texts
+    others = [a.text for a in attacked] + texts[1:] + texts[:1]
+    full = semantic_similarity(originals, others, minilm)
+    half_model = load_sentence_encoder("all-minilm-l6-v2", dtype="bfloat16")
+    half = semantic_similarity(originals, others, half_model)
+    assert np.max(np.abs(full - half)) < 0.01
+    assert np.ptp(full) > 0.1  # pairs that differ: an agreement to check
+
+    meter = Cosine(encoder=half_model)
+    calls = []
+    real = half_model.model.encode
+    half_model.model.encode = lambda texts, **kw: calls.append(len(texts)) or real(texts, **kw)
+    try:
+        first = meter.measure(originals, others)[0]["cosine"]
+        again = meter.measure(originals, others)[0]["cosine"]
+    finally:
+        del half_model.model.encode
+    assert calls == [len(set(originals + others))]
+    assert np.array_equal(first, again) and np.allclose(first, half)
+
+
+def test_the_cosine_meter_records_its_encoders_precision(monkeypatch):
+    """The cosine member's dtype is the quality meter's ("auto" by default) and its provenance says what that
+    resolves to, so a bfloat16 cosine and a float32 one never share a cache entry."""
+    from humanize.quality import QualityMeter
+
+    monkeypatch.setattr(precision, "cpu_has_native_bf16", lambda: True)
+    monkeypatch.setenv("HUMANIZE_DEVICE", "cpu")
+    cosine = next(m for m in QualityMeter().members() if m.name == "cosine")
+    assert cosine.dtype == "auto" and cosine.provenance()["runtime"]["dtype"] == "torch.bfloat16"
+    pinned = next(m for m in QualityMeter(dtype="float32").members() if m.name == "cosine")
+    assert pinned.provenance()["runtime"]["dtype"] == "torch.float32"
+    assert "cosine" in QualityMeter().provenance().get("members", {})
+
+
+def test_the_synonym_attacks_models_take_its_dtype():
+    """Synonym's dtype reaches its ranking model and both context checks (the demo runs it in "auto")."""
+    from humanize.attacks import registry
+    from humanize.attacks.wordsub.context import ContextFit
+    from humanize.benchmarks.runner.config import demo_model_attacks
+
+    attack = registry.get("synonym", dtype="bfloat16")
+    engine = attack.assemble()
+    checks = [c for c in engine.constraints if isinstance(c, ContextFit)]
+    assert len(checks) == 2 and {c.dtype for c in checks} == {"bfloat16"} and engine.scorer.dtype == "bfloat16"
+    assert registry.get("synonym").assemble().scorer.dtype is None  # float32 unless asked
+    assert attack.fingerprint() != registry.get("synonym").fingerprint()
+    demo = {spec.label: spec for spec in demo_model_attacks()}
+    assert demo["synonym@0.1"].params["dtype"] == "auto"
+
+
+def test_in_reduced_precision_a_documents_windows_share_a_pass_and_keep_their_values(tiny_llama_dir):
+    """bfloat16 runs a pass per row; the context check then lays a document's windows end to end in one sequence
+    (each its own block of the mask, its own positions). The deltas are those of every variant run whole, to
+    bfloat16 rounding; a document's deltas are exactly the same whatever other documents or order the call has;
+    and its windows take fewer passes than one per window (counted)."""
+    import random
+
+    from humanize.models import load_causal_lm
+    from humanize.models.scoring import STATISTICS_CACHE
+    from humanize.quality.context import context_deltas
+
+    lm = load_causal_lm(str(tiny_llama_dir), dtype="bfloat16")
+    doc_a = ("The cat sat on the mat today. It was warm and the sun was out. Birds sang in the old tree. "
+             "Later the rain came and everyone went home.")
+    doc_b = "Rain fell on the quiet town all night long. By morning the river had risen over the road."
+
+    def swaps(text, words):
+        out = []
+        for word, repl in words:
+            start = text.index(word)
+            out.append((text, start, start + len(word), repl))
+        return out
+
+    items_a = swaps(doc_a, [("cat", "dog"), ("warm", "hot"), ("sang", "sung"), ("tree", "oak"), ("rain", "snow")])
+    items_b = swaps(doc_b, [("quiet", "calm"), ("river", "stream"), ("road", "street")])
+    STATISTICS_CACHE.clear()
+    alone = context_deltas(items_a, lm, packed=True)
+    merged_passes = STATISTICS_CACHE.passes["context"]["batches"]
+    whole = context_deltas(items_a, lm, packed=False)
+    assert np.all(np.isfinite(alone)) and np.max(np.abs(alone - whole)) < 0.25  # nats, bfloat16 rounding
+    assert merged_passes < 4  # 4 windows (the last two swaps share one): one sequence here
+
+    mixed = items_b[:1] + items_a[:2] + items_b[1:] + items_a[2:]
+    with_b = context_deltas(mixed, lm, packed=True)
+    assert np.array_equal(with_b[[1, 2, 5, 6, 7]], alone)
+    shuffled = list(range(len(items_a)))
+    random.Random(0).shuffle(shuffled)
+    again = context_deltas([items_a[k] for k in shuffled], lm, packed=True)
+    assert np.array_equal(again, alone[shuffled])

@@ -47,7 +47,7 @@ CONSENSUS_MARGIN = 0.0
 
 
 def context_checks(lm: Any, margin: Any, consensus_lm: Any = None, consensus_margin: Any = CONSENSUS_MARGIN,
-                   device: Any = None, first: str = "lm") -> list:
+                   device: Any = None, first: str = "lm", dtype: Any = None) -> list:
     """The context constraints of a word-level attack: :class:`ContextFit` under ``lm`` within ``margin`` nats and,
     with ``consensus_lm`` (another model), a second :class:`ContextFit` under it within ``consensus_margin``.
 
@@ -55,13 +55,13 @@ def context_checks(lm: Any, margin: Any, consensus_lm: Any = None, consensus_mar
     consensus: each model's own blind spots are caught by the other). The engine filters in order, so the second
     model scores only the candidates the first kept; ``first="consensus"`` puts ``consensus_lm`` first (RAFT: the
     smaller model before its 0.5B proxy). ``margin=None``: no context check at all; ``consensus_lm`` None or the
-    same as ``lm``: one model."""
+    same as ``lm``: one model. ``dtype``: both models' precision where they are names (:class:`ContextFit`)."""
     if margin is None:
         return []
-    checks = [ContextFit(lm, margin, device=device)]
+    checks = [ContextFit(lm, margin, device=device, dtype=dtype)]
     if consensus_lm is not None and not _same_model(consensus_lm, lm):
         second = ContextFit(consensus_lm, CONSENSUS_MARGIN if consensus_margin is None else consensus_margin,
-                            device=device)
+                            device=device, dtype=dtype)
         checks = [second] + checks if first == "consensus" else checks + [second]
     return checks
 
@@ -77,13 +77,15 @@ class ContextFit(CandidateConstraint):
 
     ``delta`` = log p(candidate + rest of the sentence | previous sentence and the sentence up to the
     word) minus the same for the original word (:func:`humanize.quality.context.context_deltas`); all
-    the candidates of a document are scored in batched passes.
+    the candidates of a document are scored in batched passes. ``dtype``: the model's precision when ``lm`` is a
+    name (None: float32 on a CPU; ``"auto"``: :mod:`humanize.models.precision`).
     """
 
     _model_params = ("lm",)
     _parameter_constraints = {"lm": ["model"], "margin": [Interval(Real, 0, None)]}
 
-    def __init__(self, lm: Any = DEFAULT_RANKING_LM, margin: float = CONTEXT_MARGIN, device: Any = None):
+    def __init__(self, lm: Any = DEFAULT_RANKING_LM, margin: float = CONTEXT_MARGIN, device: Any = None,
+                 dtype: Any = None):
         self._init_params(locals())
 
     def allows(self, doc: Doc, cands):
@@ -99,7 +101,7 @@ class ContextFit(CandidateConstraint):
         out = {i: [False] * len(cs) for i, cs in cands.items()}
         if not items:
             return out
-        deltas = context_deltas(items, self.lm, device=self.device, cost=doc.add_cost)
+        deltas = context_deltas(items, self.lm, device=self.device, cost=doc.add_cost, dtype=self.dtype)
         for (i, k), d in zip(where, deltas):
             out[i][k] = bool(d == d and d >= -float(self.margin))
         doc.add_cost(context_checks=len(items))

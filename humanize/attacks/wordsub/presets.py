@@ -92,6 +92,11 @@ class Synonym(EnginePreset):
     ``lm`` kept (:func:`~.context.context_checks`); ``consensus_lm=None`` is the single-model recipe of synonym 4.
     The recipe of issue #19 is ``context_margin=None, keep_terms=False``.
 
+    ``dtype``: the precision of ``lm`` and ``consensus_lm`` when they are names (None: float32 on a CPU;
+    ``"auto"``: bfloat16 on a CPU with bfloat16 instructions, :mod:`humanize.models.precision`), recorded in the
+    fingerprint. On 3 demo documents bfloat16 halves the context check's time and changes 1 of its 73 keep/drop
+    decisions (``benchmarks/bench_synonym.py --context``); the demo runs it, the default stays float32.
+
     RAID's looser recipe (WordNet lemmas of every sense plus the 10 nearest word vectors, no
     validity or sentence check) stays reachable:
     ``Synonym(candidates=["wordnet_all_senses", "vector_neighbours"], allowed_swaps=None,
@@ -117,7 +122,7 @@ class Synonym(EnginePreset):
                  candidates: Any = None, senses: Any = 1, allowed_swaps: Any = DEFAULT_ALLOWED_SWAPS,
                  min_entailment: Any = None, nli_model: Any = None, context_margin: Any = CONTEXT_MARGIN,
                  keep_terms: bool = True, terms: Any = (), consensus_lm: Any = DEFAULT_CHAT_LM,
-                 consensus_margin: float = CONSENSUS_MARGIN):
+                 consensus_margin: float = CONSENSUS_MARGIN, dtype: Any = None):
         self._init_params(locals())
 
     def assemble(self) -> WordSubstitution:
@@ -149,7 +154,8 @@ def synonym_parts(preset: Any, cosine_optional: bool = False) -> tuple[list, lis
     ``max_share`` budget and the ``min_similarity`` / ``min_entailment`` sentence floors when set; words
     inside terms kept (``keep_terms``, ``terms``) and the context check under ``lm`` (``context_margin``), then under
     ``consensus_lm`` on what ``lm`` kept (``consensus_margin``),
-    issue #33, the context check last (the most costly).
+    issue #33, the context check last (the most costly); ``lm`` and ``consensus_lm`` in the preset's ``dtype``
+    where it has one.
     """
     from .context import KeepTerms
     from .constraints import SwapValidity
@@ -173,7 +179,8 @@ def synonym_parts(preset: Any, cosine_optional: bool = False) -> tuple[list, lis
         cons.append(KeepTerms(terms=tuple(p.terms)))
     if "mlm" in sources:
         cons.append(MLMProbability(p.min_mlm_prob))
-    scorer = MLMScore() if sources == ["mlm"] else CausalLMScore(p.lm, device=p.device)
+    dtype = getattr(p, "dtype", None)
+    scorer = MLMScore() if sources == ["mlm"] else CausalLMScore(p.lm, device=p.device, dtype=dtype)
     if p.allowed_swaps is not None:
         allowed = p.allowed_swaps
         cons.append(SwapValidity(tuple(allowed) if isinstance(allowed, (list, tuple)) else allowed))
@@ -182,7 +189,7 @@ def synonym_parts(preset: Any, cosine_optional: bool = False) -> tuple[list, lis
     if p.pos:
         cons.append(SamePOS(window=getattr(p, "pos_window", 4)))
     cons += context_checks(p.lm, getattr(p, "context_margin", None), getattr(p, "consensus_lm", None),
-                           getattr(p, "consensus_margin", CONSENSUS_MARGIN), device=p.device)
+                           getattr(p, "consensus_margin", CONSENSUS_MARGIN), device=p.device, dtype=dtype)
     if p.max_share is not None:
         cons.append(MaxWordsChanged(p.max_share))
     if p.min_similarity is not None:

@@ -59,19 +59,20 @@ class ProposalOrder(Scorer):
 
 
 class CausalLMScore(Scorer):
-    """Score = ``log p(candidate | preceding text)`` under a causal LM (offline default SmolLM2-135M)."""
+    """Score = ``log p(candidate | preceding text)`` under a causal LM (offline default SmolLM2-135M), in ``dtype``
+    when ``lm`` is a name (None: float32 on a CPU; ``"auto"``: :mod:`humanize.models.precision`)."""
 
     _model_params = ("lm",)
 
     _parameter_constraints = {"lm": ["model"]}
 
-    def __init__(self, lm: Any = DEFAULT_RANKING_LM, device: Any = None):
+    def __init__(self, lm: Any = DEFAULT_RANKING_LM, device: Any = None, dtype: Any = None):
         self._init_params(locals())
 
     def loaded(self):
         from humanize.quality.perplexity import get_lm
 
-        return get_lm(self.lm, self.device)
+        return get_lm(self.lm, self.device, self.dtype)
 
     def score(self, doc, cands):
         import torch
