@@ -21,6 +21,7 @@ import numpy as np
 
 from humanize.validation import MODEL, Interval, validate_parameter_constraints
 from humanize.models import DEFAULT_SENTENCE_ENCODER, LoadedModel, load_sentence_encoder
+from humanize.models.scoring import one_row_per_batch
 from humanize.models.text import model_input, token_prefix
 
 from ._common import check_pairs, one_or_many_pairs
@@ -65,9 +66,14 @@ def similarity_with_notes(originals, attacked, encoder: Union[str, LoadedModel] 
     if unique:
         clean, _ = model_input(unique, where=f"sentence encoder {enc.resolved}")
         clean = _encoder_prefixes(enc, clean)
-        vecs = enc.model.encode(clean, batch_size=int(batch_size), convert_to_numpy=True,
-                                normalize_embeddings=True, show_progress_bar=False)
-        emb.update(zip(unique, np.asarray(vecs, dtype=np.float64)))
+        # in reduced precision a text's embedding would depend on the texts padded with it: one text per batch (as
+        # the causal LMs score, humanize.models.scoring.one_row_per_batch); on a CPU it costs no time
+        size = 1 if one_row_per_batch(enc) else int(batch_size)
+        vecs = enc.model.encode(clean, batch_size=size, convert_to_numpy=True, normalize_embeddings=True,
+                                show_progress_bar=False)
+        vecs = np.asarray(vecs, dtype=np.float64)  # unit length again in float64: a bfloat16 norm is off by 1e-3
+        vecs /= np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
+        emb.update(zip(unique, vecs))
     values, notes = [], []
     for a, b in zip(originals, attacked):
         if not a or not b:

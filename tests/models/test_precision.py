@@ -137,8 +137,9 @@ def test_a_reduced_precision_head_gets_its_input_folded_not_its_weight_copied(ti
 
 def test_bfloat16_cosines_of_demo_pairs_agree_with_float32(minilm):
     """The cosine meter's encoder defaults to dtype="auto": on demo pairs (a text against an attacked copy and
-    against another text) its bfloat16 cosines are within 0.01 of float32's (0.003 measured), and the meter
-    embeds a text once: a second call on the same pairs embeds nothing (counted)."""
+    against another text) its bfloat16 cosines are within 0.01 of float32's (0.003 measured) and do not depend on
+    the texts embedded with them, and the meter embeds a text once: a second call on the same pairs embeds
+    nothing (counted)."""
     from humanize.attacks import registry
     from humanize.benchmarks.data import load_demo
     from humanize.models import load_sentence_encoder
@@ -153,6 +154,8 @@ def test_bfloat16_cosines_of_demo_pairs_agree_with_float32(minilm):
     half = semantic_similarity(originals, others, half_model)
     assert np.max(np.abs(full - half)) < 0.01
     assert np.ptp(full) > 0.1  # pairs that differ: an agreement to check
+    # one text per batch in bfloat16: a pair's cosine is the same alone as among the others (exactly)
+    assert semantic_similarity(originals[3:4], others[3:4], half_model)[0] == half[3]
 
     meter = Cosine(encoder=half_model)
     calls = []
@@ -163,7 +166,7 @@ def test_bfloat16_cosines_of_demo_pairs_agree_with_float32(minilm):
         again = meter.measure(originals, others)[0]["cosine"]
     finally:
         del half_model.model.encode
-    assert calls == [len(set(originals + others))]
+    assert calls == [len(set(originals + others))]  # each text once, none again
     assert np.array_equal(first, again) and np.allclose(first, half)
 
 
