@@ -32,7 +32,12 @@ A WordNet class is necessary, not sufficient (issue #33): with ``context_lm`` (t
 passes the perplexity meter's model, which no attack uses) every swap is also scored in its
 sentence (:mod:`humanize.quality.context`), and a swap *fits its context* when its ``delta`` is at
 least ``context_threshold`` nats (:data:`~humanize.quality.context.CONTEXT_THRESHOLD`). A swap is
-valid when it is both: a synonym or morphological variant, and fits its context.
+valid when it is both: a synonym or morphological variant, and fits its context. A swap of the same
+word in another case or compatibility form (``you -> You``, ``the -> THE``: equal after case-folding and
+NFKC) is not a substitute and is not scored: it fits (the language model finds nearly every such change
+improbable, 96% of the demo's ``upper_lower`` swaps below the threshold, which says the spelling is odd, not
+that the text says something else; its cost shows in perplexity). A proper noun whose case carries its sense
+("US -> us") is counted as fitting too.
 """
 from __future__ import annotations
 
@@ -391,7 +396,8 @@ def swap_validity(originals, attacked, context_lm=None, *, context_threshold: fl
 
     With ``context_lm`` (a causal LM's name or the model) every swap is also scored in its sentence
     (module docstring): ``swap_context_fail`` counts the swaps below ``context_threshold`` (default
-    :data:`~humanize.quality.context.CONTEXT_THRESHOLD`; a non-word counts as failing, unscored),
+    :data:`~humanize.quality.context.CONTEXT_THRESHOLD`; a non-word counts as failing, unscored, and the same
+    word in another case as fitting, unscored),
     ``swap_valid_in_context`` those that are WordNet-valid *and* fit, ``valid_in_context_share`` their
     share and ``context_misfits`` the failing swaps as ``"start:end"`` offsets into the original, joined
     by spaces. Without ``context_lm`` these columns are NaN.
@@ -417,15 +423,22 @@ def swap_validity(originals, attacked, context_lm=None, *, context_threshold: fl
         scored.append((o, swaps, classes))
     if context_lm is not None:
         items = [(o, s.start, s.end, s.replacement) for o, swaps, classes in scored
-                 for s, c in zip(swaps, classes) if c != "non_word"]
+                 for s, c in zip(swaps, classes) if _scored_in_context(s, c)]
         deltas = iter(context_deltas(items, context_lm, device=device, dtype=dtype))
         for row, (o, swaps, classes) in zip(rows, scored):
-            fits = [c != "non_word" and (d := next(deltas)) == d and d >= threshold for c in classes]
+            fits = [(d := next(deltas)) == d and d >= threshold if _scored_in_context(s, c) else c != "non_word"
+                    for s, c in zip(swaps, classes)]
             row["swap_context_fail"] = sum(not f for f in fits)
             row["swap_valid_in_context"] = sum(f and c in VALID_CLASSES for f, c in zip(fits, classes))
             row["valid_in_context_share"] = row["swap_valid_in_context"] / len(swaps) if swaps else math.nan
             row["context_misfits"] = " ".join(f"{s.start}:{s.end}" for s, f in zip(swaps, fits) if not f)
     return pd.DataFrame(rows, columns=list(VALIDITY_COLUMNS), index=pd.RangeIndex(len(rows)))
+
+
+def _scored_in_context(swap: Swap, cls: str) -> bool:
+    """Whether the context check scores ``swap``: not a non-word (it fails unscored) and not the same word in
+    another case or form (it fits unscored; module docstring)."""
+    return cls != "non_word" and _norm(swap.original_word) != _norm(swap.replacement)
 
 
 def swap_validity_with_note(originals, attacked, context_lm=None, *, context_threshold: float | None = None,
@@ -486,6 +499,8 @@ class SwapValidity(PairMeter):
     """
 
     name = "validity"
+    #: 2: a swap of the same word in another case or form (you -> You) fits without a context score
+    version = "2"
     default = True
     columns = VALIDITY_COLUMNS
     _model_params = ("lm",)

@@ -87,6 +87,24 @@ def test_a_non_word_swap_fails_the_context_unscored(smollm):
     assert row["swap_non_word"] == 1 and row["swap_context_fail"] == 1
 
 
+def test_the_same_word_in_another_case_fits_unscored_and_a_substitute_is_still_scored(smollm):
+    """A case change (upper_lower's "you -> You") keeps the word: it fits without a context score (the model
+    found 96% of the demo's case changes improbable, a verdict on spelling, not meaning); in the same text a
+    substitute is still scored (counted: one item reaches the model)."""
+    from humanize.models.scoring import STATISTICS_CACHE
+
+    original = "Then you followed the path and the river was wide."
+    attacked = "Then You followed the path and the river was broad."
+    STATISTICS_CACHE.clear()
+    row = swap_validity([original], [attacked], smollm).iloc[0]
+    assert row["swaps"] == 2 and row["swap_morphological"] == 1
+    assert STATISTICS_CACHE.passes["context"]["rows"] >= 1
+    misfits = str(row["context_misfits"]).split()
+    assert f"{original.index('you')}:{original.index('you') + 3}" not in misfits
+    alone = swap_validity([original], ["Then You followed the path and the river was wide."], smollm).iloc[0]
+    assert alone["swap_context_fail"] == 0 and alone["swap_valid_in_context"] == 1
+
+
 def test_bad_threshold_is_named():
     from humanize.exceptions import InvalidParameterError
 
