@@ -393,7 +393,7 @@ def _flat_output_head(model, device, dtype) -> None:
     does not fold the batch into one matrix product: it expands the head's weight to a batch and copies it, the
     whole vocabulary x hidden matrix on every forward pass (SmolLM2: 56 MB, 45 ms of a 70-token pass of 150 ms
     in bfloat16; float32 takes a strided path without the copy). Re-viewing the slice (no copy) restores the one
-    matrix product; the arithmetic is the same (``benchmarks/bench_scoring.py`` measures the pass)."""
+    matrix product, the same arithmetic (``tests/models/test_precision.py`` counts the batched products)."""
     import torch
 
     if getattr(device, "type", str(device)) != "cpu" or dtype in (None, torch.float32, torch.float64):

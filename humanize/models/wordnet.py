@@ -317,8 +317,8 @@ _FILE_READERS = ("_data_file", "synset_from_pos_and_offset", "lemma_count", "lem
 
 
 def _thread_safe(reader):
-    """``reader`` with its file-reading methods (:data:`_FILE_READERS`) behind one lock, so that the local
-    executor's worker threads (which attack several documents at once) can share it."""
+    """``reader`` with its file-reading methods (:data:`_FILE_READERS`) behind one lock, so that threads (a caller
+    attacking documents from a thread pool) can share the process's one reader."""
     import functools
     import threading
 

@@ -193,10 +193,9 @@ def _packed_logprobs(model, texts: list[str], cuts: list[float], parent: list, c
     pass over a 70-token window costs half of one over 300 (the weights are read whatever the length). There the
     packed rows of one document (``documents[t]``: the text row ``t`` was cut from) are laid end to end in one
     sequence of at most :data:`_MERGE_TOKENS`, each a block of its own in the mask, its positions its own, and
-    only the scored positions' logits computed: the same values up to float rounding, in a third of the passes
-    on the demo. A document's sequences depend on its own rows only (their content fixes their order), not on
-    the other documents of the call."""
-
+    only the scored positions' logits computed: the same values up to float rounding, in fewer and fuller passes
+    (the demo's validity meter: 14.5 -> 12.0 s). A document's sequences depend on its own rows only (their content
+    fixes their order), not on the other documents of the call."""
     import torch
 
     from humanize.models.scoring import STATISTICS_CACHE, one_row_per_batch

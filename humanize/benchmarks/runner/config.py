@@ -629,12 +629,12 @@ DEMO_DETECTORS = ["log_likelihood", "log_rank", "entropy", "gltr", "lrr", "fast_
                   "surface_probe"]
 
 #: The demo's model-based attacks (``humanize/data/demo/model_attacks.json``: data, so that the runner names no
-#: attack), each on a small budget so that the demo stays within 6 minutes on 2 CPU cores
+#: attack), each on a small budget so that the demo stays within 5 minutes on 2 CPU cores
 #: (``benchmarks/bench_runner.py`` measures it): a word-level one (RAID's synonym swap of about 10% of the
 #: content words, ranked by Gemma 3 270M, its two models in ``dtype="auto"``: bfloat16 on a CPU with it, twice as
-#: fast, 1 of 73 keep/drop decisions changed; issue #38) and a rewriting one (the first sentence of each document paraphrased by
-#: Qwen2.5-Coder-0.5B-Instruct, at most 80 new tokens: a demo sentence is under 60; a rambling answer is cut,
-#: counted in truncated_chunks). Neither model is one the detectors or the perplexity meter score with
+#: fast, 1 of 73 keep/drop decisions changed; issue #38) and a rewriting one (the first sentence of each document
+#: paraphrased by Qwen2.5-Coder-0.5B-Instruct, at most 80 new tokens: a demo sentence is under 60; a rambling
+#: answer is cut, counted in truncated_chunks). Neither model is one the detectors or the perplexity meter score with
 #: (SmolLM2-135M), so no detector sees an attack's own model (issue #19 §4).
 DEMO_MODEL_ATTACKS = "demo/model_attacks.json"
 DEMO_REWRITER = "qwen2.5-coder-0.5b-instruct"  # humanize.models.DEFAULT_CHAT_LM, named in that file for the config key
