@@ -25,8 +25,8 @@ from humanize.text import text_digest
 
 from .text import model_input, token_prefix
 
-__all__ = ["token_logprobs", "sequence_logprobs", "encode_for_scoring", "one_row_per_batch", "DEFAULT_WINDOW",
-           "StatisticsCache", "STATISTICS_CACHE", "model_key", "text_key", "shared_logprobs", "SHARED_PASS_ENV"]
+__all__ = ["token_logprobs", "sequence_logprobs", "encode_for_scoring", "one_row_per_batch", "kept_logits",
+           "DEFAULT_WINDOW", "StatisticsCache", "STATISTICS_CACHE", "model_key", "text_key", "shared_logprobs", "SHARED_PASS_ENV"]
 
 DEFAULT_WINDOW = 1024  # GPT-2's context, the window TH-Bench's perplexity saw
 
@@ -39,6 +39,19 @@ def one_row_per_batch(lm) -> bool:
     causal LM (the detectors' statistics, perplexity's windows, the context check) follows this rule."""
     dtype = getattr(lm, "dtype", None)
     return dtype is not None and str(dtype) not in ("torch.float32", "torch.float64")
+
+
+def kept_logits(model, keep, **inputs):
+    """The logits of the positions ``keep`` names: the last ``keep`` (an int) or those at the indices of ``keep``
+    (a 1-D tensor), from ``model(**inputs, use_cache=False)``; the model computes only those where it takes
+    ``logits_to_keep``, else its full logits are sliced (also where it accepted the argument and ignored it)."""
+    try:
+        logits = model(**inputs, use_cache=False, logits_to_keep=keep).logits
+    except TypeError:  # no logits_to_keep
+        logits = model(**inputs, use_cache=False).logits
+    if isinstance(keep, int):
+        return logits[:, -keep:]
+    return logits if logits.shape[1] == len(keep) else logits[:, keep]
 
 
 def _window_params(lm, max_length: Optional[int], stride: Optional[int]) -> tuple[int, int]:

@@ -178,7 +178,7 @@ def _tail(row: tuple[np.ndarray, np.ndarray], cut: int) -> float:
     return float(lps[pick].sum())
 
 
-def _packed_logprobs(model, texts: list[str], cuts: list[float], parent: list, cost, documents=None):
+def _packed_logprobs(model, texts: list[str], cuts: list[float], parent: list, cost, documents: list):
     """:func:`_token_logprobs`'s values, each variant computed as a branch of its original window.
 
     ``parent[t]``: the row of the original window that row ``t`` (a variant) was made from, or None for an
@@ -198,7 +198,7 @@ def _packed_logprobs(model, texts: list[str], cuts: list[float], parent: list, c
     fixes their order), not on the other documents of the call."""
     import torch
 
-    from humanize.models.scoring import STATISTICS_CACHE, one_row_per_batch
+    from humanize.models.scoring import STATISTICS_CACHE, kept_logits, one_row_per_batch
 
     net = model.model
     config = getattr(net, "config", None)
@@ -260,7 +260,7 @@ def _packed_logprobs(model, texts: list[str], cuts: list[float], parent: list, c
     single = one_row_per_batch(model)  # a row's values must not depend on the rows batched with it
     if single:
         limit = _MERGE_TOKENS if window is None else min(_MERGE_TOKENS, window)
-        packed = _merged_by_document(packed, [documents[o] if documents else "" for o in owner], limit)
+        packed = _merged_by_document(packed, [documents[o] for o in owner], limit)
     order = sorted(range(len(packed)), key=lambda r: (len(packed[r][0]), r))
     pad = getattr(model.tokenizer, "pad_token_id", None)
     pad = 0 if pad is None else int(pad)
@@ -310,7 +310,8 @@ def _packed_logprobs(model, texts: list[str], cuts: list[float], parent: list, c
                 keep = max(_kept(packed[r]) for r in batch)
                 at = [(r, p + keep - len(packed[k][0]), target, t, j)  # row position p is kept index p + keep - len
                       for r, k in enumerate(batch) for p, target, t, j in packed[k][3]]
-            logits = _forward(net, inp.to(dev), mask.to(dev), position.to(dev), keep).float()
+            logits = kept_logits(net, keep, input_ids=inp.to(dev), attention_mask=mask.to(dev),
+                                 position_ids=position.to(dev)).float()
             norm = torch.logsumexp(logits, -1).cpu()
             logits = logits.cpu()
             if cost is not None:
@@ -379,7 +380,7 @@ def _token_logprobs(model, texts: list[str], cuts: list[float], cost) -> list[tu
     """Per text: (token end offsets, log p(token | before)) for the tokens ending after ``cuts[i]`` (others NaN)."""
     import torch
 
-    from humanize.models.scoring import STATISTICS_CACHE, one_row_per_batch
+    from humanize.models.scoring import STATISTICS_CACHE, kept_logits, one_row_per_batch
 
     ids, spans, has_bos = _encode(model, texts)
     shift = int(has_bos)
@@ -417,7 +418,8 @@ def _token_logprobs(model, texts: list[str], cuts: list[float], cost) -> list[tu
                 mask[r, width - len(ids[t]):] = 1
             pos = (mask.cumsum(-1) - 1).clamp(min=0)
             dev = model.device
-            logits = _forward(model.model, inp.to(dev), mask.to(dev), pos.to(dev), keep)
+            logits = kept_logits(model.model, keep, input_ids=inp.to(dev), attention_mask=mask.to(dev),
+                                 position_ids=pos.to(dev))
             logits = logits[:, :-1].float()  # position width-keep+j predicts token width-keep+j+1
             target = inp[:, width - keep + 1:].to(logits.device)
             lp = (logits.gather(-1, target.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(logits, -1))
@@ -430,16 +432,3 @@ def _token_logprobs(model, texts: list[str], cuts: list[float], cost) -> list[tu
                 vals = lp[r, keep - 1 - need[t]:]  # the last need[t] predicted tokens
                 out[t][1][n_tok - need[t]:] = vals
     return out
-
-
-def _forward(model, input_ids, attention_mask, position_ids, keep):
-    """The last ``keep`` positions' logits, or those at the positions of ``keep`` (a 1-D tensor of indices);
-    ``logits_to_keep`` where the model takes it."""
-    pick = (lambda logits: logits[:, -keep:]) if isinstance(keep, int) else (lambda logits: logits[:, keep])
-    try:
-        res = model(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids,
-                    use_cache=False, logits_to_keep=keep)
-    except TypeError:
-        res = model(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids, use_cache=False)
-        return pick(res.logits)
-    return res.logits if not isinstance(keep, int) else pick(res.logits)

@@ -77,7 +77,7 @@ class CausalLMScore(Scorer):
     def score(self, doc, cands):
         import torch
 
-        from humanize.models.scoring import _window_params, encode_for_scoring
+        from humanize.models.scoring import _window_params, encode_for_scoring, kept_logits
 
         todo = [i for i, cs in cands.items() if cs]
         if not todo:
@@ -129,12 +129,12 @@ class CausalLMScore(Scorer):
         keep = need + list(range(n, total))
         at = {p: k for k, p in enumerate(keep)}
         with torch.inference_mode():
-            out = _call(lm.model, input_ids=torch.as_tensor([tokens], device=lm.device),
-                        attention_mask=mask[None, None].to(lm.device),
-                        position_ids=torch.as_tensor([positions], device=lm.device),
-                        logits_to_keep=torch.as_tensor(keep, device=lm.device))
+            logits = kept_logits(lm.model, torch.as_tensor(keep, device=lm.device),
+                                 input_ids=torch.as_tensor([tokens], device=lm.device),
+                                 attention_mask=mask[None, None].to(lm.device),
+                                 position_ids=torch.as_tensor([positions], device=lm.device))
         doc.add_cost(forward_passes=1, queries=1, lm_tokens=total)
-        logp = torch.log_softmax(out.logits[0].float(), dim=-1).cpu().numpy()
+        logp = torch.log_softmax(logits[0].float(), dim=-1).cpu().numpy()
         score = np.empty(len(rows))
         for r, (_, _, cid, pos) in enumerate(rows):
             total_lp = logp[at[pos - 1], cid[0]]
@@ -143,17 +143,3 @@ class CausalLMScore(Scorer):
             score[r] = total_lp
         scored = {(i, c.text): float(score[r]) for r, (i, c, _, _) in enumerate(rows)}
         return {i: [c._replace(score=scored.get((i, c.text), -math.inf)) for c in cs] for i, cs in cands.items()}
-
-
-def _call(model, **kwargs):
-    """``model(**kwargs)`` with ``logits_to_keep`` where the model takes it, else the full logits sliced."""
-    keep = kwargs.pop("logits_to_keep", None)
-    if keep is None:
-        return model(**kwargs)
-    kwargs["use_cache"] = False
-    try:
-        return model(**kwargs, logits_to_keep=keep)
-    except TypeError:  # no logits_to_keep: slice the full logits
-        out = model(**kwargs)
-        out.logits = out.logits[:, keep]
-        return out
