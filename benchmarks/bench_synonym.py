@@ -22,8 +22,8 @@ preset >= 1 document/s on the demo set on a 2-core CPU.
 ``--context`` measures instead where the demo's ``synonym@0.1`` spends its time (issue #38): its context
 check (:func:`humanize.quality.context.context_deltas`, Gemma-3-270M then Qwen2.5-Coder-0.5B on Gemma's
 survivors) on each document's own candidates, recorded from one run of the attack, then re-run per document
-under each variant side by side (float32 as the attack runs it, float32 on one thread, bfloat16), interleaved
-document by document so that a change of load hits every variant alike. Printed per variant: wall and CPU
+under each variant side by side (float32, the attack's default; float32 on one thread; bfloat16, which the demo
+runs), interleaved document by document so that a change of load hits every variant alike. Printed per variant: wall and CPU
 seconds per document, the ratio to float32, the model's tokens and forward passes, the candidates whose keep /
 drop decision differs from float32's, and the load average before and after.
 

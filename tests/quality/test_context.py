@@ -101,8 +101,10 @@ def test_the_same_word_in_another_case_fits_unscored_and_a_substitute_is_still_s
     assert STATISTICS_CACHE.passes["context"]["rows"] >= 1
     misfits = str(row["context_misfits"]).split()
     assert f"{original.index('you')}:{original.index('you') + 3}" not in misfits
+    STATISTICS_CACHE.clear()
     alone = swap_validity([original], ["Then You followed the path and the river was wide."], smollm).iloc[0]
     assert alone["swap_context_fail"] == 0 and alone["swap_valid_in_context"] == 1
+    assert "context" not in STATISTICS_CACHE.passes  # the case change alone: no pass at all
 
 
 def test_bad_threshold_is_named():
