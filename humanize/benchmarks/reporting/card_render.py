@@ -111,8 +111,8 @@ def _validity_legend(card) -> str:
                if measure else "meaning preserved: n/a (the run computed no meaning meter)")
     return (f"Beside each attack's figures: {meaning}; valid swaps = share of its word swaps that are WordNet "
             "synonyms or morphological variants and fit their sentence under the perplexity meter's language "
-            "model, which no attack uses (humanize.quality.context; where that meter did not run, the WordNet "
-            "share alone); WordNet-valid = the WordNet share whatever the context; "
+            "model, which no attack uses (humanize.quality.context; a change of case only fits unscored; where that "
+            "meter did not run, the WordNet share alone); WordNet-valid = the WordNet share whatever the context; "
             "invalid swaps = antonyms, sister terms and unrelated words, which "
             "change what the text says (humanize.quality.validity, pooled over the swaps); \"no swaps\": the attack "
             "swaps no single words." + (" \"not measured\": the meaning meter reads no loss at all on texts the "

@@ -320,8 +320,8 @@ def _note(metrics, tables, pooled, fprs, resolved, measure, quality, defenses, n
         "figure (interval above 0), with the change; `inverted`: attacks under which the detector's AUROC is "
         "below 0.5 (its decision flips). " + meaning +
         ("`valid_swaps`: the share of its word swaps that WordNet calls synonyms or variants and that fit their "
-         "sentence under the perplexity meter's LM (humanize.quality.context; WordNet alone where that meter did not "
-         "run; NaN: not a word-swap attack); " if "valid_swaps" in _cols(quality) else "") +
+         "sentence under the perplexity meter's LM (humanize.quality.context; a change of case only fits unscored; "
+         "WordNet alone where that meter did not run; NaN: not a word-swap attack); " if "valid_swaps" in _cols(quality) else "") +
         "`s_per_doc`: its wall seconds per document, its warm-up (first call, model load) excluded" +
         _batch_note(tables.get("cost")) + "." +
         (" `score_s_per_text`: the detector's scoring seconds per text (warm-up excluded), as measured when its "
